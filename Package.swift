@@ -1,0 +1,56 @@
+// swift-tools-version: 6.0
+import CompilerPluginSupport
+import PackageDescription
+
+let package = Package(
+    name: "ModelStore",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "ModelStore", targets: ["ModelStore"]),
+        .executable(name: "modelstore-example", targets: ["modelstore-example"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
+    ],
+    targets: [
+        // The system's libsqlite3, through a tiny module map and a shim for the
+        // variadic configuration calls that Swift cannot call directly.
+        .systemLibrary(
+            name: "CSQLite",
+            path: "Sources/CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .macro(
+            name: "ModelStoreMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+            ]
+        ),
+        .target(
+            name: "ModelStore",
+            dependencies: ["CSQLite", "ModelStoreMacros"]
+        ),
+        .executableTarget(
+            name: "modelstore-example",
+            dependencies: ["ModelStore"],
+            path: "Tools/Example"
+        ),
+        .testTarget(
+            name: "ModelStoreTests",
+            dependencies: ["ModelStore"]
+        ),
+        .testTarget(
+            name: "ModelStoreMacrosTests",
+            dependencies: [
+                "ModelStoreMacros",
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
