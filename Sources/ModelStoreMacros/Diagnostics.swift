@@ -1,0 +1,81 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// An error the ModelStore macros report about a misused model declaration.
+///
+/// Every misuse gets its own message identifier so that tests, and tools that
+/// filter diagnostics, can tell the cases apart without matching text.
+struct ModelDiagnostic: DiagnosticMessage {
+    let message: String
+    let diagnosticID: MessageID
+    var severity: DiagnosticSeverity { .error }
+
+    private init(_ id: String, _ message: String) {
+        self.message = message
+        self.diagnosticID = MessageID(domain: "ModelStoreMacros", id: id)
+    }
+
+    static let notAClass = Self("notAClass", "'@Model' can only be applied to a class")
+    static let genericClass = Self("genericClass", "'@Model' does not support generic classes")
+    static let multipleBindings = Self("multipleBindings", "declare each persisted property on its own line")
+    static let transientAndAttribute = Self(
+        "transientAndAttribute", "a property cannot be both @Transient and @Attribute")
+    static let invalidOrdinal = Self(
+        "invalidOrdinal", "'@_PersistedProperty' requires an integer literal ordinal")
+
+    static func letProperty(_ name: String) -> Self {
+        Self("letProperty", "persisted property '\(name)' must be declared with 'var'")
+    }
+
+    static func missingType(_ name: String) -> Self {
+        Self("missingType", "add an explicit type annotation to '\(name)' so that @Model can store it")
+    }
+
+    static func unstorableType(_ name: String, reason: String) -> Self {
+        Self("unstorableType", "type of '\(name)' cannot be stored: \(reason)")
+    }
+
+    static func observers(_ name: String) -> Self {
+        Self(
+            "observers",
+            "property observers are not supported on persisted property '\(name)'; "
+                + "mark it @Transient or move the logic into a method")
+    }
+
+    static func missingDefault(_ name: String, attribute: String) -> Self {
+        Self("missingDefault", "@\(attribute) property '\(name)' needs a default value")
+    }
+
+    static func lazyProperty(_ name: String) -> Self {
+        Self("lazyProperty", "lazy property '\(name)' cannot be persisted; mark it @Transient")
+    }
+}
+
+/// A fix-it message offered alongside a ``ModelDiagnostic``.
+struct ModelFixIt: FixItMessage {
+    let message: String
+    var fixItID: MessageID { MessageID(domain: "ModelStoreMacros", id: message) }
+
+    static let useFinalClass = Self(message: "use 'final class'")
+    static let useVar = Self(message: "replace 'let' with 'var'")
+}
+
+extension Diagnostic {
+    /// An error at `node`, with at most one fix-it that replaces `old` by `new`.
+    ///
+    /// Fix-its here only ever swap one keyword, so a single replacement covers
+    /// every case and keeps the call sites short.
+    init(
+        at node: some SyntaxProtocol,
+        _ message: ModelDiagnostic,
+        fixIt: ModelFixIt? = nil,
+        replacing old: TokenSyntax? = nil,
+        with new: TokenSyntax? = nil
+    ) {
+        var fixIts: [FixIt] = []
+        if let fixIt, let old, let new {
+            fixIts.append(FixIt(message: fixIt, changes: [.replace(oldNode: Syntax(old), newNode: Syntax(new))]))
+        }
+        self.init(node: Syntax(node), message: message, fixIts: fixIts)
+    }
+}

@@ -1,0 +1,67 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+
+/// The members `@Model` adds to a model class.
+///
+/// Kept apart from ``ModelMacro`` so that the generated text (the contract
+/// with the runtime library) can be read in one place.
+struct ModelMembers {
+    let type: TokenSyntax
+    let properties: [PersistedProperty]
+
+    var declarations: [DeclSyntax] {
+        [modelState, rowInitializer, propertyTable, accessFunction, withMutationFunction]
+    }
+
+    private var modelState: DeclSyntax {
+        "public let _$modelState = ModelStore.ModelState()"
+    }
+
+    /// Reads every persisted property from its column, by ordinal.
+    ///
+    /// It assigns the backing fields directly: going through the tracked
+    /// setters would mark a freshly loaded object dirty.
+    private var rowInitializer: DeclSyntax {
+        let assignments = properties.map { property -> CodeBlockItemSyntax in
+            "self._\(raw: property.name) = try row.value(at: \(literal: property.ordinal), as: (\(property.type)).self)"
+        }
+        let body = CodeBlockItemListSyntax(assignments.map { $0.with(\.leadingTrivia, .newline) })
+        return """
+            public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
+            }
+            """
+    }
+
+    private var propertyTable: DeclSyntax {
+        let entries = properties.map { property -> String in
+            let options = property.options.map(\.trimmedDescription).joined(separator: ", ")
+            let originalName = property.originalName?.trimmedDescription ?? "nil"
+            return "ModelStore.PropertyMetadata.attribute(name: \"\(property.name)\", "
+                + "keyPath: \\\(type.text).\(property.identifier.text), "
+                + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
+                + "options: [\(options)], originalName: \(originalName))"
+        }
+        let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
+        return """
+            public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            \(raw: array)
+            }
+            """
+    }
+
+    private var accessFunction: DeclSyntax {
+        """
+        internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
+        _$modelState.registrar.access(self, keyPath: keyPath)
+        }
+        """
+    }
+
+    private var withMutationFunction: DeclSyntax {
+        """
+        internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+        }
+        """
+    }
+}

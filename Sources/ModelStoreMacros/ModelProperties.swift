@@ -1,0 +1,165 @@
+import SwiftDiagnostics
+import SwiftSyntax
+
+/// One property that `@Model` stores in a column.
+struct PersistedProperty {
+    /// The name without backticks: the schema name and the backing field's suffix.
+    let name: String
+    /// The name as written, so that key paths to keywords stay escaped.
+    let identifier: TokenSyntax
+    /// The type to name in `(T).self`; see ``StoredType/resolve(annotation:initializer:)``.
+    let type: TypeSyntax
+    /// The 0-based position among persisted properties, in declaration order.
+    let ordinal: Int
+    /// The unlabeled `@Attribute` arguments, copied verbatim.
+    let options: [ExprSyntax]
+    /// The `originalName:` argument of `@Attribute`, copied verbatim.
+    let originalName: ExprSyntax?
+}
+
+/// The stored properties of a `@Model` class, sorted into persisted ones and misuses.
+///
+/// Every role of `@Model` builds this from the same original member list, so
+/// the ordinal that the member-attribute role writes on a property always
+/// matches the column index that the generated `init(_$row:)` reads. A property
+/// with an error is left out entirely: it stays a plain stored property, and
+/// only its diagnostic is reported.
+struct ModelProperties {
+    private(set) var persisted: [PersistedProperty] = []
+    private(set) var diagnostics: [Diagnostic] = []
+
+    init(_ members: MemberBlockItemListSyntax) {
+        for member in members {
+            guard let variable = member.decl.as(VariableDeclSyntax.self) else { continue }
+            analyze(variable)
+        }
+    }
+
+    /// The persisted property declared by `variable`, if it is one.
+    ///
+    /// Matched by name: the compiler hands the member-attribute role a copy of
+    /// the member, not a node of the class's tree, and names are unique anyway.
+    func property(declaredBy variable: VariableDeclSyntax) -> PersistedProperty? {
+        guard variable.bindings.count == 1,
+            let pattern = variable.bindings.first?.pattern.as(IdentifierPatternSyntax.self)
+        else { return nil }
+        return persisted.first { $0.name == pattern.identifier.bareName }
+    }
+
+    private mutating func analyze(_ variable: VariableDeclSyntax) {
+        let modifiers = variable.modifiers
+        if modifiers.contains(.static) || modifiers.contains(.class) { return }
+
+        let transient = variable.attributes.attribute(named: "Transient")
+        let attribute = variable.attributes.attribute(named: "Attribute")
+        if let transient, attribute != nil {
+            diagnostics.append(Diagnostic(at: transient, .transientAndAttribute))
+            return
+        }
+        let exclusion =
+            transient != nil
+            ? "Transient" : variable.attributes.contains(attributeNamed: "ObservationIgnored") ? "ObservationIgnored" : nil
+
+        if variable.bindingSpecifier.tokenKind == .keyword(.let) {
+            checkLet(variable, exclusion: exclusion)
+            return
+        }
+        if let exclusion {
+            checkDefaultValues(variable, attribute: exclusion)
+            return
+        }
+        // A getter anywhere means a computed property, which has nothing to store.
+        if variable.bindings.contains(where: { $0.accessorBlock.map { !$0.isObserversOnly } ?? false }) {
+            return
+        }
+        if let lazy = modifiers.first(where: { $0.name.tokenKind == .keyword(.lazy) }) {
+            for name in variable.bindings.names {
+                diagnostics.append(Diagnostic(at: lazy, .lazyProperty(name)))
+            }
+            return
+        }
+        guard variable.bindings.count == 1, let binding = variable.bindings.first,
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+        else {
+            diagnostics.append(Diagnostic(at: variable.bindings, .multipleBindings))
+            return
+        }
+        let name = pattern.identifier.bareName
+        if let observers = binding.accessorBlock {
+            diagnostics.append(Diagnostic(at: observers, .observers(name)))
+            return
+        }
+        let annotation = binding.typeAnnotation?.type
+        guard let type = StoredType.resolve(annotation: annotation, initializer: binding.initializer?.value)
+        else {
+            diagnostics.append(Diagnostic(at: pattern, .missingType(name)))
+            return
+        }
+        if let annotation, let reason = StoredType.unstorableReason(annotation) {
+            diagnostics.append(Diagnostic(at: annotation, .unstorableType(name, reason: reason)))
+            return
+        }
+        let (options, originalName) = Self.schemaArguments(of: attribute)
+        persisted.append(
+            PersistedProperty(
+                name: name, identifier: pattern.identifier.trimmed, type: type,
+                ordinal: persisted.count, options: options, originalName: originalName))
+    }
+
+    /// A `let` is never persisted, and `init(_$row:)` cannot set one that has
+    /// no value, so the model could not be loaded.
+    private mutating func checkLet(_ variable: VariableDeclSyntax, exclusion: String?) {
+        for binding in variable.bindings where binding.initializer == nil {
+            guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.bareName else { continue }
+            if let exclusion {
+                diagnostics.append(Diagnostic(at: binding.pattern, .missingDefault(name, attribute: exclusion)))
+            } else {
+                diagnostics.append(
+                    Diagnostic(
+                        at: variable.bindingSpecifier, .letProperty(name),
+                        fixIt: .useVar, replacing: variable.bindingSpecifier,
+                        with: .keyword(.var, leadingTrivia: variable.bindingSpecifier.leadingTrivia,
+                            trailingTrivia: variable.bindingSpecifier.trailingTrivia)))
+            }
+        }
+    }
+
+    /// An excluded property is not read from the row, so `init(_$row:)` relies
+    /// on its default value (an optional's implicit `nil` counts).
+    private mutating func checkDefaultValues(_ variable: VariableDeclSyntax, attribute: String) {
+        let bindings = Array(variable.bindings)
+        for (offset, binding) in bindings.enumerated() {
+            guard binding.initializer == nil,
+                binding.accessorBlock.map(\.isObserversOnly) ?? true,
+                let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+            else { continue }
+            // In `var a, b: Int?` only the last binding carries the annotation.
+            let type = bindings[offset...].lazy.compactMap(\.typeAnnotation).first?.type
+            if type?.optionalWrapped == nil {
+                diagnostics.append(
+                    Diagnostic(at: pattern, .missingDefault(pattern.identifier.bareName, attribute: attribute)))
+            }
+        }
+    }
+
+    private static func schemaArguments(of attribute: AttributeSyntax?) -> ([ExprSyntax], ExprSyntax?) {
+        guard case .argumentList(let arguments) = attribute?.arguments else { return ([], nil) }
+        var options: [ExprSyntax] = []
+        var originalName: ExprSyntax?
+        for argument in arguments {
+            switch argument.label?.text {
+            case nil: options.append(argument.expression.trimmed)
+            case "originalName": originalName = argument.expression.trimmed
+            default: break
+            }
+        }
+        return (options, originalName)
+    }
+}
+
+extension PatternBindingListSyntax {
+    /// The names of the simple identifier bindings, for diagnostics.
+    fileprivate var names: [String] {
+        compactMap { $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.bareName }
+    }
+}

@@ -1,0 +1,105 @@
+import SwiftDiagnostics
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacros
+
+/// `@_PersistedProperty(ordinal)`: the tracked accessors and backing field of
+/// one persisted property.
+///
+/// `@Model` attaches it; users never write it. The accessors route every read
+/// through observation and every write through the model's change tracking,
+/// which needs the ordinal to set the property's dirty bit. The value itself
+/// lives in the `_name` peer, marked `@Transient` so that `@Model` does not try
+/// to persist the backing field as well.
+public struct PersistedPropertyMacro {
+    /// The single identifier binding the macro can expand, or `nil`.
+    ///
+    /// `@Model` has already diagnosed every other shape, so anything else is
+    /// skipped without a second report.
+    static func binding(of declaration: some DeclSyntaxProtocol) -> (PatternBindingSyntax, TokenSyntax)? {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            variable.bindingSpecifier.tokenKind == .keyword(.var),
+            variable.bindings.count == 1, let binding = variable.bindings.first,
+            binding.accessorBlock == nil,
+            let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.trimmed
+        else { return nil }
+        return (binding, identifier)
+    }
+}
+
+extension PersistedPropertyMacro: AccessorMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingAccessorsOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [AccessorDeclSyntax] {
+        guard let (_, name) = binding(of: declaration) else { return [] }
+        guard let ordinal = ordinal(of: node) else {
+            context.diagnose(Diagnostic(at: node, .invalidOrdinal))
+            return []
+        }
+        let storage = "_\(name.bareName)"
+        return [
+            """
+            @storageRestrictions(initializes: \(raw: storage))
+            init(initialValue) {
+            \(raw: storage) = initialValue
+            }
+            """,
+            """
+            get {
+            access(keyPath: \\.\(name))
+            return \(raw: storage)
+            }
+            """,
+            """
+            set {
+            guard _$willChange(\(ordinal), from: \(raw: storage), to: newValue) else {
+            return
+            }
+            withMutation(keyPath: \\.\(name)) {
+            \(raw: storage) = newValue
+            }
+            }
+            """,
+            """
+            _modify {
+            access(keyPath: \\.\(name))
+            _$willModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
+            defer {
+            _$didModify(keyPath: \\.\(name))
+            }
+            yield &\(raw: storage)
+            }
+            """,
+        ]
+    }
+
+    /// The ordinal argument, which must be a plain integer literal: it becomes
+    /// part of the generated code and indexes the dirty bits.
+    private static func ordinal(of node: AttributeSyntax) -> IntegerLiteralExprSyntax? {
+        guard case .argumentList(let arguments) = node.arguments, arguments.count == 1,
+            let argument = arguments.first, argument.label == nil,
+            let literal = argument.expression.as(IntegerLiteralExprSyntax.self)
+        else { return nil }
+        return literal.trimmed
+    }
+}
+
+extension PersistedPropertyMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        guard let variable = declaration.as(VariableDeclSyntax.self),
+            let (binding, name) = binding(of: variable)
+        else { return [] }
+        let storage = PatternBindingSyntax(
+            pattern: IdentifierPatternSyntax(identifier: .identifier("_\(name.bareName)")),
+            typeAnnotation: binding.typeAnnotation?.trimmed,
+            initializer: binding.initializer?.trimmed)
+        let modifiers = variable.modifiers.withoutAccessControl.map { $0.trimmedDescription + " " }.joined()
+        return ["@ModelStore.Transient private \(raw: modifiers)var \(storage)"]
+    }
+}
