@@ -1,0 +1,60 @@
+import ModelStoreMacros
+import SwiftSyntaxMacroExpansion
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+/// `@Model` as the library declares it, with the conformance its extension role adds.
+///
+/// The property macro is deliberately absent: `@Model` writes it module-qualified
+/// (`@ModelStore._PersistedProperty`), which the test expander does not resolve,
+/// so it is tested on its own with ``propertyMacros``.
+let modelMacros: [String: MacroSpec] = [
+    "Model": MacroSpec(type: ModelMacro.self, conformances: ["PersistentModel"])
+]
+
+/// `@_PersistedProperty`, spelled unqualified so that the test expander finds it.
+let propertyMacros: [String: MacroSpec] = [
+    "_PersistedProperty": MacroSpec(type: PersistedPropertyMacro.self)
+]
+
+/// `assertMacroExpansion` reporting through Swift Testing at the caller's line.
+func assertExpansion(
+    _ source: String,
+    expandedSource: String,
+    diagnostics: [DiagnosticSpec] = [],
+    macros: [String: MacroSpec] = modelMacros,
+    fixedSource: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    assertMacroExpansion(
+        source,
+        expandedSource: expandedSource,
+        diagnostics: diagnostics,
+        macroSpecs: macros,
+        fixedSource: fixedSource,
+        failureHandler: { Issue.record(Comment(rawValue: $0.message), sourceLocation: sourceLocation) }
+    )
+}
+
+/// The members `@Model` adds to a class with no persisted property, which
+/// every test that only cares about the properties can splice in.
+func emptyModelMembers(_ type: String) -> String {
+    """
+        public let _$modelState = ModelStore.ModelState()
+
+        public required init(_$row row: ModelStore.PersistentRow) throws {
+        }
+
+        public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            []
+        }
+
+        internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
+            _$modelState.registrar.access(self, keyPath: keyPath)
+        }
+
+        internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+            try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+        }
+    """
+}
