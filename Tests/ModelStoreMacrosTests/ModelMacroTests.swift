@@ -81,4 +81,219 @@ struct ModelMacroTests {
                 """#
         )
     }
+
+    @Test("A class with no persisted property gets an empty initializer and table")
+    func noPersistedProperties() {
+        assertExpansion(
+            """
+            @Model final class Empty {
+            }
+            """,
+            expandedSource: """
+                final class Empty {
+
+                \(emptyModelMembers("Empty"))
+                }
+
+                extension Empty: ModelStore.PersistentModel {
+                }
+                """
+        )
+    }
+
+    @Test("Computed, static, class, let-with-value, @Transient and @ObservationIgnored members are skipped")
+    func skippedMembers() {
+        assertExpansion(
+            """
+            @Model class Settings {
+                var computed: Int { 3 }
+                var explicitGetter: Int { get { 1 } set { } }
+                static var shared = 0
+                class var kind: String { "s" }
+                let identifier = 7
+                @Transient var isSelected = false
+                @ModelStore.Transient var cache: [String: Int] = [:]
+                @Transient var optionalCache: Data?
+                @Transient lazy var formatter = Formatter()
+                @ObservationIgnored var ignored = 0
+            }
+            """,
+            expandedSource: """
+                class Settings {
+                    var computed: Int { 3 }
+                    var explicitGetter: Int { get { 1 } set { } }
+                    static var shared = 0
+                    class var kind: String { "s" }
+                    let identifier = 7
+                    @Transient var isSelected = false
+                    @ModelStore.Transient var cache: [String: Int] = [:]
+                    @Transient var optionalCache: Data?
+                    @Transient lazy var formatter = Formatter()
+                    @ObservationIgnored var ignored = 0
+
+                \(emptyModelMembers("Settings"))
+                }
+
+                extension Settings: ModelStore.PersistentModel {
+                }
+                """
+        )
+    }
+
+    @Test("Types are inferred from literal initializers and T! is stored as T?")
+    func inferredAndImplicitlyUnwrappedTypes() {
+        assertExpansion(
+            """
+            @Model final class Counter {
+                var count = 0
+                var ratio = 0.5
+                var title = "untitled"
+                var label = "n = \\(1)"
+                var isOn = true
+                var floor = -3
+                var delta = -0.25
+                var legacy: String!
+            }
+            """,
+            expandedSource: #"""
+                final class Counter {
+                    @ModelStore._PersistedProperty(0)
+                    var count = 0
+                    @ModelStore._PersistedProperty(1)
+                    var ratio = 0.5
+                    @ModelStore._PersistedProperty(2)
+                    var title = "untitled"
+                    @ModelStore._PersistedProperty(3)
+                    var label = "n = \(1)"
+                    @ModelStore._PersistedProperty(4)
+                    var isOn = true
+                    @ModelStore._PersistedProperty(5)
+                    var floor = -3
+                    @ModelStore._PersistedProperty(6)
+                    var delta = -0.25
+                    @ModelStore._PersistedProperty(7)
+                    var legacy: String!
+
+                    public let _$modelState = ModelStore.ModelState()
+
+                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                        self._count = try row.value(at: 0, as: (Int).self)
+                        self._ratio = try row.value(at: 1, as: (Double).self)
+                        self._title = try row.value(at: 2, as: (String).self)
+                        self._label = try row.value(at: 3, as: (String).self)
+                        self._isOn = try row.value(at: 4, as: (Bool).self)
+                        self._floor = try row.value(at: 5, as: (Int).self)
+                        self._delta = try row.value(at: 6, as: (Double).self)
+                        self._legacy = try row.value(at: 7, as: (String?).self)
+                    }
+
+                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        [
+                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Double).self, ordinal: 1, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (String).self, ordinal: 2, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (String).self, ordinal: 3, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Bool).self, ordinal: 4, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Int).self, ordinal: 5, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Double).self, ordinal: 6, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
+                        ]
+                    }
+
+                    internal nonisolated func access<Member>(keyPath: KeyPath<Counter, Member>) {
+                        _$modelState.registrar.access(self, keyPath: keyPath)
+                    }
+
+                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Counter, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+                }
+
+                extension Counter: ModelStore.PersistentModel {
+                }
+                """#
+        )
+    }
+
+    @Test("@Attribute options and originalName are copied verbatim; hashModifier is ignored")
+    func attributeArguments() {
+        assertExpansion(
+            """
+            @Model final class Photo {
+                @ModelStore.Attribute(.unique, .externalStorage, originalName: "blob", hashModifier: "v2") private var data: Data
+                private(set) var `default`: Int = 1
+            }
+            """,
+            expandedSource: #"""
+                final class Photo {
+                    @ModelStore.Attribute(.unique, .externalStorage, originalName: "blob", hashModifier: "v2")
+                    @ModelStore._PersistedProperty(0) private var data: Data
+                    @ModelStore._PersistedProperty(1)
+                    private(set) var `default`: Int = 1
+
+                    public let _$modelState = ModelStore.ModelState()
+
+                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                        self._data = try row.value(at: 0, as: (Data).self)
+                        self._default = try row.value(at: 1, as: (Int).self)
+                    }
+
+                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        [
+                            ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),
+                            ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil)
+                        ]
+                    }
+
+                    internal nonisolated func access<Member>(keyPath: KeyPath<Photo, Member>) {
+                        _$modelState.registrar.access(self, keyPath: keyPath)
+                    }
+
+                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Photo, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+                }
+
+                extension Photo: ModelStore.PersistentModel {
+                }
+                """#
+        )
+    }
+
+    @Test(
+        "No extension when the class already declares PersistentModel",
+        arguments: ["PersistentModel", "ModelStore.PersistentModel"])
+    func explicitConformance(conformance: String) {
+        assertExpansion(
+            """
+            @Model final class Tag: \(conformance) {
+            }
+            """,
+            expandedSource: """
+                final class Tag: \(conformance) {
+
+                \(emptyModelMembers("Tag"))
+                }
+                """
+        )
+    }
+
+    @Test("A non-final class with a superclass-style inheritance clause still gets the conformance")
+    func otherInheritance() {
+        assertExpansion(
+            """
+            @Model class Node: CustomStringConvertible {
+            }
+            """,
+            expandedSource: """
+                class Node: CustomStringConvertible {
+
+                \(emptyModelMembers("Node"))
+                }
+
+                extension Node: ModelStore.PersistentModel {
+                }
+                """
+        )
+    }
 }
