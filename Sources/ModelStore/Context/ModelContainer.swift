@@ -1,0 +1,64 @@
+/// The store of an app's models, as SwiftData's `ModelContainer`: it opens
+/// (or creates) the store file, checks that it holds the app's schema, and
+/// hands out contexts.
+///
+/// ```swift
+/// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+/// let context = ModelContext(container)
+/// ```
+///
+/// A container is `Sendable`: share it between isolation domains and give each
+/// its own `ModelContext`. `mainContext` belongs to the main actor.
+public final class ModelContainer: Sendable {
+    /// The schema of the models the container stores.
+    public let schema: Schema
+    /// The configurations the container was created with (ModelStore uses
+    /// one store per container).
+    public let configurations: [ModelConfiguration]
+    let store: Store
+    private let mainContextBox = MainContextBox()
+
+    /// Opens the store for these model types.
+    /// - Throws: `ModelStoreError` when the file cannot be opened, is not a
+    ///   ModelStore store, is of a newer format, or holds another schema.
+    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
+        try self.init(for: Schema(forTypes), configurations: configurations)
+    }
+
+    /// Opens the store for a schema.
+    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`.
+    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
+        try self.init(for: schema, configurations: configurations)
+    }
+
+    /// Opens the store for a schema with an array of configurations.
+    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`; also
+    ///   `.invalidSchema` when more than one configuration is given.
+    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        guard configurations.count <= 1 else {
+            throw ModelStoreError.invalidSchema(reason: "ModelStore stores a container in one file; give one ModelConfiguration")
+        }
+        let configuration = configurations.first ?? ModelConfiguration()
+        self.schema = schema
+        self.configurations = [configuration]
+        self.store = try Store(configuration: configuration, schema: configuration.schema ?? schema)
+    }
+
+    /// The context of the main actor, created on first use, with
+    /// `autosaveEnabled` set.
+    @MainActor
+    public var mainContext: ModelContext {
+        if let context = mainContextBox.context { return context }
+        let context = ModelContext(self)
+        context.autosaveEnabled = true
+        context.isMainContext = true
+        mainContextBox.context = context
+        return context
+    }
+}
+
+@MainActor
+private final class MainContextBox {
+    var context: ModelContext?
+    nonisolated init() {}
+}

@@ -1,0 +1,73 @@
+extension ModelContext {
+    /// The stored properties of `model` changed since it was last saved, in
+    /// declaration order. Setting a property to an equal value does not count.
+    /// Empty for objects that are not in this context.
+    public func changedKeyPaths<T: PersistentModel>(of model: T) -> [PartialKeyPath<T>] {
+        let state = model._$modelState
+        guard state.owner === self, let table = state.table else { return [] }
+        let properties = table.entity.properties
+        return state.dirty.ordinals.compactMap { properties[$0].keyPath as? PartialKeyPath<T> }
+    }
+
+    /// The value `keyPath` had when `model` was last saved or fetched: the
+    /// committed value of a changed property, the current value of an
+    /// unchanged one. Nil when the object was never saved, or when `keyPath`
+    /// is not a stored property.
+    public func committedValue<T: PersistentModel, Value>(of model: T, _ keyPath: KeyPath<T, Value>) -> Value? {
+        let state = model._$modelState
+        guard state.owner === self, state.lifecycle == .persisted || state.lifecycle == .deleted,
+            let property = state.table?.entity.properties.first(where: { $0.keyPath == keyPath })
+        else { return nil }
+        if state.dirty.contains(property.ordinal), let committed = state.committedValues[property.ordinal] {
+            return committed as? Value
+        }
+        return model[keyPath: keyPath]
+    }
+
+    /// Discards every pending change: changed objects take back their
+    /// committed values (observers are told), inserted objects leave the
+    /// context, deleted objects are undeleted.
+    /// - Complexity: O(changed objects × changed properties + inserted + deleted).
+    public func rollback() {
+        for model in changed.models {
+            restoreCommittedValues(of: model)
+        }
+        for model in inserted.models {
+            detach(model._$modelState)
+        }
+        for model in deleted.models {
+            let state = model._$modelState
+            state.lifecycle = .persisted
+            restoreCommittedValues(of: model)
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+    }
+
+    private func restoreCommittedValues(of model: any PersistentModel) {
+        let state = model._$modelState
+        guard let properties = state.table?.entity.properties else { return }
+        state.isApplyingStoredValues = true
+        for (ordinal, value) in state.committedValues {
+            _ = properties[ordinal].accessor.setValue(value, of: model)
+        }
+        state.isApplyingStoredValues = false
+        state.markClean()
+    }
+
+    /// Runs `block`, then saves. When `block` throws, every pending change,
+    /// including those made before the call, is rolled back and the error
+    /// rethrown: the store and the context end as they were at the last save.
+    /// - Throws: what `block` throws, or what `save()` throws (then the
+    ///   changes stay pending, as after a failed `save()`).
+    public func transaction(block: () throws -> Void) throws {
+        do {
+            try block()
+        } catch {
+            rollback()
+            throw error
+        }
+        try save()
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+
+extension ModelContext {
+    /// Fetches the objects a descriptor describes. Objects already registered
+    /// in the context are returned as they are (with their unsaved changes);
+    /// the others are read from the store. Within one context the same row is
+    /// always the same object.
+    ///
+    /// Without a predicate or sort descriptors the limit and offset run in
+    /// SQL. With them, rows are filtered with `Predicate.evaluate` and sorted in
+    /// memory until the predicate compiler lands (see the README).
+    /// - Throws: `ModelStoreError.invalidValue` for a row that does not fit the
+    ///   model, `.entityNotInSchema`, `SQLiteError` for I/O failures, and what
+    ///   the predicate throws.
+    public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let table = try table(for: T.self)
+        let offset = max(0, descriptor.fetchOffset ?? 0)
+        let pendingInserts = descriptor.includePendingChanges ? pendingInserted(T.self) : []
+        let hasPendingDeletes = descriptor.includePendingChanges && deleted.models.contains { $0 is T }
+
+        if descriptor.predicate == nil && descriptor.sortBy.isEmpty && pendingInserts.isEmpty && !hasPendingDeletes {
+            var sql = table.selectSQL + " ORDER BY \(quoteIdentifier(primaryKeyColumn))"
+            if descriptor.fetchLimit != nil || offset > 0 { sql += " LIMIT ? OFFSET ?" }
+            return try fetchRows(T.self, table: table, sql: sql) { statement in
+                if descriptor.fetchLimit != nil || offset > 0 {
+                    try statement.bind(Int64(descriptor.fetchLimit.map { max(0, $0) } ?? -1), at: 1)
+                    try statement.bind(Int64(offset), at: 2)
+                }
+            }
+        }
+
+        var results = try fetchRows(T.self, table: table, sql: table.selectSQL + " ORDER BY \(quoteIdentifier(primaryKeyColumn))")
+        if descriptor.includePendingChanges {
+            results.removeAll { $0._$modelState.lifecycle == .deleted }
+        }
+        results += pendingInserts
+        if let predicate = descriptor.predicate {
+            results = try results.filter { try predicate.evaluate($0) }
+        }
+        if !descriptor.sortBy.isEmpty {
+            results = stableSorted(results, by: descriptor.sortBy)
+        }
+        let start = min(offset, results.count)
+        let end = descriptor.fetchLimit.map { min(results.count, start + max(0, $0)) } ?? results.count
+        return Array(results[start..<end])
+    }
+
+    /// The number of objects `fetch(_:)` would return.
+    /// - Throws: as `fetch(_:)`.
+    public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        let table = try table(for: T.self)
+        let pendingInserts = descriptor.includePendingChanges ? pendingInserted(T.self) : []
+        let hasPendingDeletes = descriptor.includePendingChanges && deleted.models.contains { $0 is T }
+        if descriptor.predicate == nil && pendingInserts.isEmpty && !hasPendingDeletes {
+            let statement = try connection().cachedStatement(table.countSQL)
+            defer { statement.reset() }
+            _ = try statement.step()
+            let total = Int(statement.int64(at: 0))
+            let afterOffset = max(0, total - max(0, descriptor.fetchOffset ?? 0))
+            return descriptor.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
+        }
+        return try fetch(descriptor).count
+    }
+
+    /// Fetches the object with this identifier: the registered one when the
+    /// context has it (temporary identifiers of saved objects included),
+    /// otherwise read from the store. Nil when there is no such object, or its
+    /// row cannot be read (use `model(for:as:)` to see the error).
+    public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
+        try? existingModel(for: persistentModelID)
+    }
+
+    /// Fetches the object with this identifier as a `T`.
+    /// - Returns: nil when there is no such object or it is not a `T`.
+    /// - Throws: `ModelStoreError.invalidValue` when the row does not fit the
+    ///   model, `SQLiteError` for I/O failures.
+    public func model<T: PersistentModel>(for persistentModelID: PersistentIdentifier, as type: T.Type) throws -> T? {
+        try existingModel(for: persistentModelID) as? T
+    }
+
+    /// The object with this identifier if the context already holds it; never
+    /// reads the store.
+    public func registeredModel<T: PersistentModel>(for persistentModelID: PersistentIdentifier) -> T? {
+        registeredObject(for: persistentModelID) as? T
+    }
+
+    private func registeredObject(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        var identifier = identifier
+        if identifier.isTemporary {
+            if let permanent = permanentIdentifiers[identifier] {
+                identifier = permanent
+            } else {
+                return inserted.models.first { $0._$modelState.identifier == identifier }
+            }
+        }
+        guard identifier.storeIdentifier == store.identifier, let rowID = identifier.rowID,
+            let table = store.table(named: identifier.entityName)
+        else { return nil }
+        return registered(table, rowID: rowID)
+    }
+
+    private func existingModel(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
+        if let model = registeredObject(for: identifier) { return model }
+        let permanent = permanentIdentifiers[identifier] ?? identifier
+        guard permanent.storeIdentifier == store.identifier, let rowID = permanent.rowID,
+            let table = store.table(named: permanent.entityName), let type = table.entity.persistentModelType
+        else { return nil }
+        return try fetchOne(type, table: table, rowID: rowID)
+    }
+
+    private func fetchOne<T: PersistentModel>(_ type: T.Type, table: EntityTable, rowID: Int64) throws -> T? {
+        try fetchRows(type, table: table, sql: table.selectByKeySQL) { try $0.bind(rowID, at: 1) }.first
+    }
+
+    // MARK: Reading rows
+
+    func table<T: PersistentModel>(for type: T.Type) throws(ModelStoreError) -> EntityTable {
+        guard let table = store.table(for: type) else { throw .entityNotInSchema(entity: T.entityName) }
+        return table
+    }
+
+    /// Runs a SELECT of `table.selectSQL`'s columns and returns one object per
+    /// row, registered ones first from the identity map.
+    func fetchRows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, sql: String, bind: (Statement) throws -> Void = { _ in }
+    ) throws -> [T] {
+        let statement = try connection().cachedStatement(sql)
+        defer { statement.reset() }
+        try bind(statement)
+        var results: [T] = []
+        while try statement.step() {
+            let rowID = statement.int64(at: 0)
+            if let existing = registered(table, rowID: rowID) {
+                // Another class registered for the same row would be a schema
+                // bug; skipping it is safer than returning the wrong type.
+                if let existing = existing as? T { results.append(existing) }
+                continue
+            }
+            let model = try T(_$row: PersistentRow(statement: statement, table: table))
+            let state = model._$modelState
+            state.owner = self
+            state.table = table
+            state.lifecycle = .persisted
+            state.identifier = .permanent(entityName: table.name, storeIdentifier: store.identifier, rowID: rowID)
+            register(model, table: table, rowID: rowID)
+            results.append(model)
+        }
+        return results
+    }
+
+    private func pendingInserted<T: PersistentModel>(_ type: T.Type) -> [T] {
+        inserted.isEmpty ? [] : inserted.models.compactMap { $0 as? T }
+    }
+
+    private func stableSorted<T>(_ models: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
+        models.enumerated().sorted { lhs, rhs in
+            for descriptor in descriptors {
+                switch descriptor.compare(lhs.element, rhs.element) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return lhs.offset < rhs.offset
+        }.map(\.element)
+    }
+}

@@ -1,0 +1,167 @@
+extension ModelContext {
+    /// Writes every pending insert, update and delete in one transaction.
+    ///
+    /// Inserts write every column; updates write only the changed columns;
+    /// the cost follows the changes, not the number of registered objects.
+    /// If anything fails, the transaction is rolled back: the store is as it
+    /// was, and the context still holds all its pending changes (objects still
+    /// dirty, temporary identifiers still temporary), so the app can fix the
+    /// cause and save again.
+    ///
+    /// - Throws: `ModelStoreError.readOnlyStore` for a read-only store;
+    ///   `.saveFailed` naming the entity and row when SQLite refuses a
+    ///   statement (a unique constraint, a full disk); `.invalidValue` when a
+    ///   value cannot be stored (a UInt64 above Int64.max); `.rowNotFound` when
+    ///   a changed object's row was deleted elsewhere; `.entityNotInSchema`.
+    /// - Complexity: O(changed objects × changed properties).
+    public func save() throws {
+        guard hasChanges else { return }
+        guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
+        let connection = try connection()
+        let insertedModels = inserted.models
+        let changedModels = changed.models.filter { $0._$modelState.lifecycle == .persisted }
+        let deletedModels = deleted.models
+
+        var newRowIDs: [Int64] = []
+        newRowIDs.reserveCapacity(insertedModels.count)
+        try connection.transaction {
+            for model in insertedModels {
+                newRowIDs.append(try writeInsert(model, connection: connection))
+            }
+            for model in changedModels {
+                try writeUpdate(model, connection: connection)
+            }
+            for model in deletedModels {
+                try writeDelete(model, connection: connection)
+            }
+        }
+
+        // The transaction committed: only now does the in-memory state move on.
+        for (model, rowID) in zip(insertedModels, newRowIDs) {
+            didInsert(model, rowID: rowID)
+        }
+        for model in changedModels {
+            model._$modelState.markClean()
+        }
+        for model in deletedModels {
+            let state = model._$modelState
+            if let table = state.table, let rowID = state.rowID { unregister(table, rowID: rowID) }
+            state.owner = nil
+            state.markClean()
+        }
+        inserted.removeAll()
+        changed.removeAll()
+        deleted.removeAll()
+    }
+
+    private func table(of model: any PersistentModel) throws -> EntityTable {
+        guard let table = model._$modelState.table else {
+            throw ModelStoreError.entityNotInSchema(entity: type(of: model).entityName)
+        }
+        return table
+    }
+
+    private func writeInsert(_ model: any PersistentModel, connection: Connection) throws -> Int64 {
+        let table = try table(of: model)
+        let statement = try connection.cachedStatement(table.insertSQL)
+        defer { statement.reset() }
+        for property in table.entity.properties {
+            try bind(property, of: model, table: table, row: nil, to: statement, at: Int32(property.ordinal + 1))
+        }
+        do {
+            guard try statement.step() else {
+                throw ModelStoreError.saveFailed(
+                    entity: table.name, row: nil,
+                    underlying: SQLiteError(extendedCode: 1, message: "INSERT returned no row key", sql: table.insertSQL))
+            }
+            return statement.int64(at: 0)
+        } catch let error as SQLiteError {
+            throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
+        }
+    }
+
+    private func writeUpdate(_ model: any PersistentModel, connection: Connection) throws {
+        let state = model._$modelState
+        let table = try table(of: model)
+        guard let rowID = state.rowID else { return }
+        let ordinals = state.dirty.ordinals
+        guard !ordinals.isEmpty else { return }
+        let shape = UpdateShape(table: ObjectIdentifier(table), ordinals: ordinals)
+        let sql: String
+        if let cached = updateSQLCache[shape] {
+            sql = cached
+        } else {
+            sql = table.updateSQL(ordinals: ordinals)
+            updateSQLCache[shape] = sql
+        }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        let properties = table.entity.properties
+        for (index, ordinal) in ordinals.enumerated() {
+            try bind(properties[ordinal], of: model, table: table, row: rowID, to: statement, at: Int32(index + 1))
+        }
+        do {
+            try statement.bind(rowID, at: Int32(ordinals.count + 1))
+            try statement.run()
+        } catch {
+            throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
+        }
+        if connection.changes == 0 {
+            throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: store.path)
+        }
+    }
+
+    private func writeDelete(_ model: any PersistentModel, connection: Connection) throws {
+        let table = try table(of: model)
+        guard let rowID = model._$modelState.rowID else { return }
+        do {
+            let statement = try connection.cachedStatement(table.deleteSQL)
+            try statement.bind(rowID, at: 1)
+            try statement.run()
+        } catch {
+            throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
+        }
+    }
+
+    private func bind(
+        _ property: PropertyMetadata, of model: any PersistentModel, table: EntityTable, row: Int64?,
+        to statement: Statement, at index: Int32
+    ) throws {
+        do {
+            try property.accessor.encode(model, into: statement, at: index)
+        } catch let failure as ValueCodingFailure {
+            throw ModelStoreError.invalidValue(
+                entity: table.name, property: property.name, row: row, reason: failure.reason, path: store.path)
+        }
+    }
+
+    /// Gives a newly saved object its permanent identity. When the insert was
+    /// an upsert into a row that another object of this context already
+    /// represents, that object stays the row's object and takes the saved
+    /// values, and the inserted one leaves the context: one row, one object.
+    private func didInsert(_ model: any PersistentModel, rowID: Int64) {
+        let state = model._$modelState
+        guard let table = state.table else { return }
+        let temporary = state.identifier
+        let permanent = PersistentIdentifier.permanent(entityName: table.name, storeIdentifier: store.identifier, rowID: rowID)
+        if let temporary { permanentIdentifiers[temporary] = permanent }
+        state.identifier = permanent
+        state.markClean()
+        if let existing = registered(table, rowID: rowID), existing !== model {
+            let existingState = existing._$modelState
+            existingState.isApplyingStoredValues = true
+            for property in table.entity.properties {
+                _ = property.accessor.setValue(property.accessor.value(of: model), of: existing)
+            }
+            existingState.isApplyingStoredValues = false
+            existingState.markClean()
+            changed.remove(existing)
+            state.owner = nil
+            state.table = nil
+            state.lifecycle = .detached
+            return
+        }
+        state.lifecycle = .persisted
+        register(model, table: table, rowID: rowID)
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+
+/// A scratch pad of model objects over a store, as SwiftData's `ModelContext`:
+/// it fetches objects, keeps one object per row, tracks which properties of
+/// which objects changed, and saves all of it in one transaction.
+///
+/// ```swift
+/// let context = ModelContext(container)
+/// let trip = Trip(name: "Lisbon", destination: "Portugal", startDate: .now)
+/// context.insert(trip)
+/// try context.save()
+/// trip.destination = "Porto"
+/// context.changedKeyPaths(of: trip)   // [\Trip.destination]
+/// try context.save()                  // UPDATE "Trip" SET "destination" = ? WHERE "_pk" = ?
+/// ```
+///
+/// A context and its objects belong to one isolation domain: it is not
+/// `Sendable`. Pass `PersistentIdentifier`s between domains instead.
+///
+/// Objects the context only read are held weakly, so iterating a large store
+/// does not keep every object alive; inserted, changed and deleted objects are
+/// held until they are saved or rolled back.
+public final class ModelContext {
+    /// The container whose store the context reads and writes.
+    public let container: ModelContainer
+    /// When true, the main context saves its changes on its own, shortly after
+    /// they are made (on the main actor's next turn). Other contexts save when
+    /// `save()` is called. A failed autosave leaves the changes pending; the
+    /// next `save()` reports the error.
+    public var autosaveEnabled = false
+    var isMainContext = false
+    var isAutosaveScheduled = false
+
+    var store: Store { container.store }
+    private var connectionStorage: Connection?
+
+    /// One row, one object: clean objects by row, held weakly.
+    var identityMap: [RowKey: WeakModel] = [:]
+    private var identityMapSweepThreshold = 1024
+    /// Inserted objects not yet saved, in insertion order.
+    var inserted = OrderedModels()
+    /// Persisted objects with changed properties.
+    var changed = OrderedModels()
+    /// Persisted objects deleted, not yet saved.
+    var deleted = OrderedModels()
+    /// Temporary identifiers of saved objects, for `model(for:)`.
+    var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
+    /// UPDATE statements' SQL per entity and set of changed properties.
+    var updateSQLCache: [UpdateShape: String] = [:]
+
+    /// Creates a context for the container's store.
+    public init(_ container: ModelContainer) {
+        self.container = container
+    }
+
+    /// The context's connection, opened on first use.
+    func connection() throws -> Connection {
+        if let connectionStorage { return connectionStorage }
+        let connection = try store.openConnection()
+        connectionStorage = connection
+        return connection
+    }
+
+    // MARK: Pending changes
+
+    /// True when there are inserted, deleted or changed objects not yet saved.
+    public var hasChanges: Bool { !inserted.isEmpty || !changed.isEmpty || !deleted.isEmpty }
+
+    /// The objects inserted since the last save, in insertion order.
+    public var insertedModelsArray: [any PersistentModel] { inserted.models }
+    /// The saved objects with changed properties since the last save.
+    public var changedModelsArray: [any PersistentModel] {
+        changed.models.filter { $0._$modelState.lifecycle == .persisted }
+    }
+    /// The objects deleted since the last save.
+    public var deletedModelsArray: [any PersistentModel] { deleted.models }
+
+    // MARK: Inserting and deleting
+
+    /// Adds a new object to the context; `save()` writes it. Inserting an
+    /// object that the context already holds does nothing; inserting a deleted
+    /// object undeletes it.
+    ///
+    /// An object of a type that is not in the container's schema is held, and
+    /// `save()` throws `ModelStoreError.entityNotInSchema`.
+    public func insert<T: PersistentModel>(_ model: T) {
+        let state = model._$modelState
+        if let owner = state.owner {
+            precondition(owner === self, "\(T.entityName) object is already in another ModelContext; insert it into one context only")
+            if state.lifecycle == .deleted {
+                state.lifecycle = .persisted
+                deleted.remove(model)
+            }
+            return
+        }
+        precondition(state.lifecycle == .detached, "a deleted \(T.entityName) object cannot be inserted again; create a new one")
+        state.owner = self
+        state.table = store.table(for: T.self)
+        state.lifecycle = .inserted
+        _ = model.persistentModelID
+        inserted.append(model)
+        scheduleAutosave()
+    }
+
+    /// Marks an object for deletion; `save()` removes its row. Deleting an
+    /// object that was inserted and never saved just removes it from the context.
+    public func delete<T: PersistentModel>(_ model: T) {
+        let state = model._$modelState
+        guard state.owner === self else { return }
+        switch state.lifecycle {
+        case .inserted:
+            inserted.remove(model)
+            detach(state)
+        case .persisted:
+            state.lifecycle = .deleted
+            deleted.append(model)
+            scheduleAutosave()
+        case .deleted, .detached:
+            break
+        }
+    }
+
+    func detach(_ state: ModelState) {
+        state.owner = nil
+        state.table = nil
+        state.lifecycle = .detached
+        state.markClean()
+    }
+
+    // MARK: Identity map
+
+    func registered(_ table: EntityTable, rowID: Int64) -> (any PersistentModel)? {
+        identityMap[RowKey(table: table, rowID: rowID)]?.model
+    }
+
+    func register(_ model: any PersistentModel, table: EntityTable, rowID: Int64) {
+        identityMap[RowKey(table: table, rowID: rowID)] = WeakModel(model: model)
+        if identityMap.count > identityMapSweepThreshold { sweepIdentityMap() }
+    }
+
+    func unregister(_ table: EntityTable, rowID: Int64) {
+        identityMap[RowKey(table: table, rowID: rowID)] = nil
+    }
+
+    /// Drops entries whose objects were freed. Runs when the map has doubled
+    /// since the last sweep, so its cost per registration stays constant.
+    private func sweepIdentityMap() {
+        identityMap = identityMap.filter { $0.value.model != nil }
+        identityMapSweepThreshold = max(1024, identityMap.count * 2)
+    }
+
+    // MARK: Autosave
+
+    func scheduleAutosave() {
+        guard autosaveEnabled, isMainContext, !isAutosaveScheduled else { return }
+        isAutosaveScheduled = true
+        let reference = MainContextReference(context: self)
+        Task { @MainActor in
+            reference.context?.autosave()
+        }
+    }
+
+    private func autosave() {
+        isAutosaveScheduled = false
+        guard autosaveEnabled, hasChanges else { return }
+        // A failed autosave leaves the changes pending, as documented on
+        // `autosaveEnabled`; the app's next save() reports the error.
+        try? save()
+    }
+}
+
+extension ModelContext: ModelStateOwner {
+    func modelDidBecomeDirty(_ model: any PersistentModel) {
+        if model._$modelState.lifecycle == .persisted || model._$modelState.lifecycle == .deleted {
+            changed.append(model)
+        }
+        scheduleAutosave()
+    }
+}
+
+/// A weak reference to the main context for its autosave task.
+///
+/// `mainContext` is vended only by the `@MainActor` property of the container
+/// and `ModelContext` is not `Sendable`, so the context never leaves the main
+/// actor; the task that uses this reference runs on the main actor too.
+private struct MainContextReference: @unchecked Sendable {
+    weak var context: ModelContext?
+}
+
+extension PersistentModel {
+    /// The context the object belongs to, or nil when it was never inserted,
+    /// was rolled back out of its context, or its context is gone.
+    public var modelContext: ModelContext? { _$modelState.owner as? ModelContext }
+}
+
+/// A row of one entity's table: the identity map's key.
+struct RowKey: Hashable {
+    let table: ObjectIdentifier
+    let rowID: Int64
+
+    init(table: EntityTable, rowID: Int64) {
+        self.table = ObjectIdentifier(table)
+        self.rowID = rowID
+    }
+}
+
+struct WeakModel {
+    weak var model: (any PersistentModel)?
+}
+
+/// An UPDATE statement's shape: the entity and which columns it sets.
+struct UpdateShape: Hashable {
+    let table: ObjectIdentifier
+    let ordinals: [Int]
+}
+
+/// Objects in the order they were added, with O(1) membership.
+struct OrderedModels {
+    private var entries: [ObjectIdentifier: (order: Int, model: any PersistentModel)] = [:]
+    private var nextOrder = 0
+
+    var isEmpty: Bool { entries.isEmpty }
+    var count: Int { entries.count }
+
+    var models: [any PersistentModel] {
+        entries.values.sorted { $0.order < $1.order }.map(\.model)
+    }
+
+    func contains(_ model: any PersistentModel) -> Bool {
+        entries[ObjectIdentifier(model)] != nil
+    }
+
+    mutating func append(_ model: any PersistentModel) {
+        let key = ObjectIdentifier(model)
+        guard entries[key] == nil else { return }
+        entries[key] = (nextOrder, model)
+        nextOrder += 1
+    }
+
+    mutating func remove(_ model: any PersistentModel) {
+        entries[ObjectIdentifier(model)] = nil
+    }
+
+    mutating func removeAll() {
+        entries.removeAll()
+        nextOrder = 0
+    }
+}

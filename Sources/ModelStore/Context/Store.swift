@@ -1,0 +1,104 @@
+import Foundation
+
+/// The store file behind a container: where it is, how to open connections to
+/// it, its identifier, and the tables of the app's schema.
+///
+/// Opening a store checks, in order, that the file is SQLite, that it is a
+/// ModelStore store, that its format is one this version knows, and that its
+/// recorded schema is the app's. A new or empty file is set up in one
+/// transaction, so a crash halfway leaves an empty file, never half a store.
+final class Store: Sendable {
+    /// The store format this version of ModelStore writes and reads.
+    static let formatVersion = 1
+
+    let configuration: ModelConfiguration
+    let schema: Schema
+    /// The store's identifier, recorded when it was created.
+    let identifier: String
+    private let location: String
+    private let isURI: Bool
+    private let tablesByName: [String: EntityTable]
+    private let tablesByType: [ObjectIdentifier: EntityTable]
+    /// Keeps a shared in-memory database alive for the container's lifetime:
+    /// SQLite frees it when its last connection closes.
+    private let memoryAnchor: MemoryAnchor?
+
+    var path: String { configuration.displayPath }
+
+    /// Opens (or creates) the store and checks it against `schema`.
+    /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
+    init(configuration: ModelConfiguration, schema: Schema) throws {
+        try schema.validate()
+        self.configuration = configuration
+        self.schema = schema
+        var byName: [String: EntityTable] = [:]
+        var byType: [ObjectIdentifier: EntityTable] = [:]
+        for entity in schema.entities {
+            let table = EntityTable(entity: entity)
+            byName[entity.name] = table
+            if let type = entity.modelType { byType[ObjectIdentifier(type)] = table }
+        }
+        tablesByName = byName
+        tablesByType = byType
+
+        let connection: Connection
+        if configuration.isStoredInMemoryOnly {
+            location = "file:modelstore-\(UUID().uuidString)?mode=memory&cache=shared"
+            isURI = true
+            connection = try Store.connect(location, isURI: true, path: configuration.displayPath, mode: .create)
+            memoryAnchor = MemoryAnchor(connection: connection)
+        } else {
+            location = configuration.url.path(percentEncoded: false)
+            isURI = false
+            memoryAnchor = nil
+            connection = try Store.openFile(configuration)
+        }
+        identifier = try StoreBootstrap(connection: connection, schema: schema, configuration: configuration).run()
+    }
+
+    /// A new connection for a context.
+    /// - Throws: `ModelStoreError.cannotOpen` when the file went away or cannot be opened.
+    func openConnection() throws -> Connection {
+        let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
+        return try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
+    }
+
+    func table(named name: String) -> EntityTable? { tablesByName[name] }
+
+    func table(for type: any PersistentModel.Type) -> EntityTable? { tablesByType[ObjectIdentifier(type)] }
+
+    private static func openFile(_ configuration: ModelConfiguration) throws -> Connection {
+        let path = configuration.url.path(percentEncoded: false)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
+        if isDirectory.boolValue {
+            throw ModelStoreError.cannotOpen(path: path, reason: "it is a folder, not a file")
+        }
+        if !exists && !configuration.allowsSave {
+            throw ModelStoreError.cannotOpen(path: path, reason: "the file does not exist, and a read-only store cannot create it")
+        }
+        if !exists {
+            let folder = configuration.url.deletingLastPathComponent().path(percentEncoded: false)
+            guard FileManager.default.fileExists(atPath: folder) else {
+                throw ModelStoreError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
+            }
+        }
+        return try connect(path, isURI: false, path: path, mode: configuration.allowsSave ? .create : .readOnly)
+    }
+
+    private static func connect(_ location: String, isURI: Bool, path: String, mode: Connection.Mode) throws -> Connection {
+        do {
+            return try Connection(location: location, displayPath: path, isURI: isURI, mode: mode)
+        } catch {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.cannotOpen(path: path, reason: error.message)
+        }
+    }
+}
+
+/// Holds the connection that keeps an in-memory database alive. It is only
+/// stored, never used after the store is set up, so sharing it is safe.
+private final class MemoryAnchor: @unchecked Sendable {
+    let connection: Connection
+    init(connection: Connection) { self.connection = connection }
+}

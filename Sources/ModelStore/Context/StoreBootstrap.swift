@@ -1,0 +1,141 @@
+import Foundation
+
+/// The keys of ModelStore's metadata table.
+enum MetadataKey {
+    static let table = "_modelstore_metadata"
+    static let formatVersion = "formatVersion"
+    static let storeIdentifier = "storeIdentifier"
+    static let schema = "schema"
+    static let schemaFingerprint = "schemaFingerprint"
+    static let schemaVersion = "schemaVersion"
+}
+
+/// Sets up a new store, or checks an existing one, on a fresh connection.
+struct StoreBootstrap {
+    let connection: Connection
+    let schema: Schema
+    let configuration: ModelConfiguration
+
+    var path: String { configuration.displayPath }
+
+    /// Returns the store's identifier.
+    /// - Throws: `ModelStoreError` naming the file and the problem.
+    func run() throws -> String {
+        let tableCount = try countTables()
+        if tableCount == 0 {
+            guard configuration.allowsSave else {
+                throw ModelStoreError.notAModelStore(path: path, reason: "the database is empty")
+            }
+            if !configuration.isStoredInMemoryOnly { try wrap { try connection.enableWriteAheadLog() } }
+            return try create()
+        }
+        let identifier = try check()
+        if configuration.allowsSave && !configuration.isStoredInMemoryOnly {
+            try wrap { try connection.enableWriteAheadLog() }
+        }
+        return identifier
+    }
+
+    private func countTables() throws -> Int {
+        do {
+            let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+            _ = try statement.step()
+            return Int(statement.int64(at: 0))
+        } catch {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.cannotOpen(path: path, reason: error.message)
+        }
+    }
+
+    private func create() throws -> String {
+        let identifier = UUID().uuidString
+        try wrap {
+            try connection.transaction {
+                // Another process may have created the store between our check
+                // and our write lock; then we check its store instead.
+                let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+                _ = try statement.step()
+                guard statement.int64(at: 0) == 0 else { return }
+                try connection.execute(
+                    "CREATE TABLE \(quoteIdentifier(MetadataKey.table)) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" ANY) STRICT")
+                for entity in schema.entities {
+                    try connection.execute(SchemaSQL.createTable(entity))
+                }
+                let record = String(decoding: try schema.recordData(), as: UTF8.self)
+                let values: [(String, SQLiteValue)] = [
+                    (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
+                    (MetadataKey.storeIdentifier, .text(identifier)),
+                    (MetadataKey.schema, .text(record)),
+                    (MetadataKey.schemaFingerprint, .text(schema.fingerprint)),
+                    (MetadataKey.schemaVersion, .text(schema.version.description)),
+                ]
+                let insert = try connection.prepare(
+                    "INSERT INTO \(quoteIdentifier(MetadataKey.table)) (\"key\", \"value\") VALUES (?, ?)")
+                for (key, value) in values {
+                    insert.reset()
+                    try insert.bind(key, at: 1)
+                    try insert.bind(value, at: 2)
+                    try insert.run()
+                }
+            }
+        }
+        return try check()
+    }
+
+    /// Reads and checks the metadata of an existing store.
+    private func check() throws -> String {
+        let metadata = try readMetadata()
+        guard case .integer(let format)? = metadata[MetadataKey.formatVersion] else {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
+        }
+        guard format <= Store.formatVersion else {
+            throw ModelStoreError.newerFormat(path: path, found: Int(format), supported: Store.formatVersion)
+        }
+        guard case .text(let identifier)? = metadata[MetadataKey.storeIdentifier] else {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no store identifier")
+        }
+        guard case .text(let record)? = metadata[MetadataKey.schema] else {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no schema record")
+        }
+        let stored: Schema
+        do {
+            stored = try Schema(recordData: Data(record.utf8))
+        } catch {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its schema record cannot be read: \(error)")
+        }
+        let differences = schema.differences(from: stored)
+        guard differences.isEmpty else {
+            throw ModelStoreError.schemaMismatch(path: path, differences: differences)
+        }
+        return identifier
+    }
+
+    private func readMetadata() throws -> [String: SQLiteValue] {
+        do {
+            let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
+            try exists.bind(MetadataKey.table, at: 1)
+            _ = try exists.step()
+            guard exists.int64(at: 0) == 1 else {
+                throw ModelStoreError.notAModelStore(path: path, reason: "it has no \(MetadataKey.table) table")
+            }
+            let statement = try connection.prepare(
+                "SELECT \"key\", \"value\" FROM \(quoteIdentifier(MetadataKey.table))")
+            var result: [String: SQLiteValue] = [:]
+            while try statement.step() {
+                result[statement.string(at: 0)] = statement.value(at: 1)
+            }
+            return result
+        } catch let error as SQLiteError {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata cannot be read: \(error.message)")
+        }
+    }
+
+    private func wrap(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as SQLiteError {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.cannotOpen(path: path, reason: error.message)
+        }
+    }
+}

@@ -1,0 +1,51 @@
+/// Turns a class into a persistent model, as SwiftData's `@Model` does.
+///
+/// Every stored `var` that is not `@Transient` becomes a tracked property:
+/// its getter reports the access to Observation, its setter wraps the write in
+/// `withMutation(keyPath:)` and tells the owning context which property became
+/// dirty. The macro also adds the per-object state, an initializer that reads
+/// a row, the table of stored properties, and the `PersistentModel`
+/// conformance.
+///
+/// ```swift
+/// @Model final class Trip {
+///     @Attribute(.unique) var name: String
+///     var startDate: Date
+///     @Transient var isSelected = false
+///     init(name: String, startDate: Date) { self.name = name; self.startDate = startDate }
+/// }
+/// ```
+@attached(
+    member,
+    names: named(_$modelState), named(init(_$row:)), named(_$persistentProperties), named(access),
+    named(withMutation))
+@attached(memberAttribute)
+@attached(extension, conformances: PersistentModel)
+public macro Model() = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")
+
+/// Makes one stored property tracked; added by `@Model`, not written by hand.
+@attached(accessor, names: named(init), named(get), named(set), named(_modify))
+@attached(peer, names: prefixed(_))
+public macro _PersistedProperty(_ ordinal: Int) =
+    #externalMacro(module: "ModelStoreMacros", type: "PersistedPropertyMacro")
+
+/// Options for a stored property of a `@Model` class, as in SwiftData.
+///
+/// ```swift
+/// @Attribute(.unique) var name: String
+/// @Attribute(originalName: "notes_text") var notes: String?
+/// ```
+/// - Parameters:
+///   - options: `.unique`, `.externalStorage`, and the other `Schema.Attribute.Option`s.
+///   - originalName: the name the property had in an earlier schema version,
+///     so that a migration renames the column instead of dropping it.
+///   - hashModifier: accepted for SwiftData compatibility; unused.
+@attached(peer)
+public macro Attribute(
+    _ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil
+) = #externalMacro(module: "ModelStoreMacros", type: "AttributeMacro")
+
+/// Excludes a property of a `@Model` class from storage and change tracking.
+/// It must have a default value, which an object fetched from the store gets.
+@attached(peer)
+public macro Transient() = #externalMacro(module: "ModelStoreMacros", type: "TransientMacro")

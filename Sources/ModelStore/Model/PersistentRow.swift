@@ -1,0 +1,73 @@
+/// One fetched row, read by the initializer that `@Model` generates
+/// (`init(_$row:)`): column 0 is the primary key, the property with ordinal N
+/// is column N + 1.
+///
+/// A value that does not fit its property (a NULL where the property is not
+/// optional, a text in an integer column, an unknown enum case) throws an error
+/// naming the entity, property, row and file.
+public struct PersistentRow {
+    let statement: Statement
+    let table: EntityTable
+    /// The row's primary key.
+    public let rowID: Int64
+
+    init(statement: Statement, table: EntityTable) {
+        self.statement = statement
+        self.table = table
+        self.rowID = statement.int64(at: 0)
+    }
+
+    @inline(__always)
+    private func read<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
+        do {
+            return try Coder.decode(from: statement, column: Int32(ordinal + 1))
+        } catch {
+            let attributes = table.entity.attributes
+            let property = ordinal < attributes.count ? attributes[ordinal].name : "#\(ordinal)"
+            throw .invalidValue(
+                entity: table.name, property: property, row: rowID, reason: error.reason,
+                path: statement.connection.path)
+        }
+    }
+
+    // The overloads below mirror `PropertyMetadata.attribute(...)`: the compiler
+    // picks the coder from the property's declared type.
+
+    /// Reads a value stored as itself.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    public func value<Value: ColumnValue>(at ordinal: Int, as type: Value.Type) throws -> Value {
+        try read(PrimitiveCoder<Value>.self, ordinal: ordinal)
+    }
+
+    /// Reads an optional value stored as itself; NULL is nil.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    public func value<Value: ColumnValue>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
+        try read(OptionalPrimitiveCoder<Value>.self, ordinal: ordinal)
+    }
+
+    /// Reads a value stored as its raw value.
+    /// - Throws: `ModelStoreError.invalidValue`, also when no case has the raw value.
+    public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value.Type) throws -> Value
+    where Value.RawValue: ColumnValue {
+        try read(RawValueCoder<Value>.self, ordinal: ordinal)
+    }
+
+    /// Reads an optional value stored as its raw value; NULL is nil.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value?
+    where Value.RawValue: ColumnValue {
+        try read(OptionalRawValueCoder<Value>.self, ordinal: ordinal)
+    }
+
+    /// Reads a `Codable` value stored as JSON text.
+    /// - Throws: `ModelStoreError.invalidValue`, also when the JSON does not decode.
+    public func value<Value: Codable>(at ordinal: Int, as type: Value.Type) throws -> Value {
+        try read(JSONCoder<Value>.self, ordinal: ordinal)
+    }
+
+    /// Reads an optional `Codable` value stored as JSON text; NULL is nil.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    public func value<Value: Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
+        try read(OptionalJSONCoder<Value>.self, ordinal: ordinal)
+    }
+}

@@ -1,0 +1,61 @@
+/// An error from ModelStore that names what was wrong: the file, the entity,
+/// the property and the row, as far as they are known.
+///
+/// Bound values are never part of a description: they may be private data.
+public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The file exists but is not a SQLite database.
+    case notADatabase(path: String)
+    /// The file is a SQLite database but was not written by ModelStore.
+    case notAModelStore(path: String, reason: String)
+    /// The store was written by a newer ModelStore whose format this one does not know.
+    case newerFormat(path: String, found: Int, supported: Int)
+    /// The file or its folder cannot be opened, created or written.
+    case cannotOpen(path: String, reason: String)
+    /// The store's recorded schema differs from the app's and no migration applies.
+    case schemaMismatch(path: String, differences: [SchemaDifference])
+    /// The schema given by the app cannot be stored (a reserved or duplicate name).
+    case invalidSchema(reason: String)
+    /// A stored value does not fit its property (a hand-edited row), or a
+    /// property's value cannot be stored.
+    case invalidValue(entity: String, property: String, row: Int64?, reason: String, path: String?)
+    /// `save()` was called on a context whose configuration has `allowsSave: false`.
+    case readOnlyStore(path: String)
+    /// A row that the context expected is gone (deleted by another context or process).
+    case rowNotFound(entity: String, row: Int64, path: String)
+    /// SQLite refused a statement of a save; nothing of the save was written.
+    case saveFailed(entity: String, row: Int64?, underlying: SQLiteError)
+    /// A model type is used with a container whose schema does not include it.
+    case entityNotInSchema(entity: String)
+
+    public var description: String {
+        switch self {
+        case .notADatabase(let path):
+            return "\(path) is not a SQLite database"
+        case .notAModelStore(let path, let reason):
+            return "\(path) is not a ModelStore store: \(reason)"
+        case .newerFormat(let path, let found, let supported):
+            return "\(path) has store format \(found), newer than the \(supported) this version of ModelStore can open"
+        case .cannotOpen(let path, let reason):
+            return "cannot open \(path): \(reason)"
+        case .schemaMismatch(let path, let differences):
+            let list = differences.map { "  - \($0)" }.joined(separator: "\n")
+            return "the schema recorded in \(path) differs from the app's, and no migration plan was given:\n\(list)"
+        case .invalidSchema(let reason):
+            return "invalid schema: \(reason)"
+        case .invalidValue(let entity, let property, let row, let reason, let path):
+            var text = "invalid value for \(entity).\(property)"
+            if let row { text += " in row \(row)" }
+            if let path { text += " of \(path)" }
+            return text + ": \(reason)"
+        case .readOnlyStore(let path):
+            return "cannot save: the store \(path) was opened read-only (allowsSave: false)"
+        case .rowNotFound(let entity, let row, let path):
+            return "\(entity) row \(row) no longer exists in \(path) (deleted by another context or process)"
+        case .saveFailed(let entity, let row, let underlying):
+            let rowText = row.map { " row \($0)" } ?? " (new object)"
+            return "save failed at \(entity)\(rowText); nothing was written: \(underlying)"
+        case .entityNotInSchema(let entity):
+            return "\(entity) is not in the container's schema; list it in ModelContainer(for:)"
+        }
+    }
+}

@@ -1,0 +1,189 @@
+import CSQLite
+import Foundation
+
+/// One connection to a SQLite database file (or a named in-memory database),
+/// configured the way ModelStore needs it: WAL journal, a busy timeout,
+/// foreign keys enforced, and the defensive settings that make it safe to open
+/// a file somebody else wrote.
+///
+/// A connection is not thread-safe and belongs to one isolation domain (the
+/// context that owns it). Prepared statements are cached per SQL text, because
+/// preparing costs far more than running a small statement.
+final class Connection {
+    /// How to open the file.
+    enum Mode: Sendable {
+        /// Read and write; create the file when it does not exist.
+        case create
+        /// Read and write an existing file.
+        case readWrite
+        /// Read only; writes fail with `SQLITE_READONLY`.
+        case readOnly
+    }
+
+    let handle: OpaquePointer
+    /// The path shown in errors: the file's path, or a description of the
+    /// in-memory database.
+    let path: String
+    private var statementCache: [String: Statement] = [:]
+    /// Called with the SQL of every statement when it starts running. Tests
+    /// use it to count statements (no N+1 queries); it costs one nil check.
+    var statementObserver: ((String) -> Void)?
+    /// How many statements have started running on this connection.
+    private(set) var executedStatementCount = 0
+
+    /// Opens a connection.
+    /// - Parameters:
+    ///   - location: a file path, or a `file:` URI when `isURI` is true
+    ///     (used for shared in-memory databases).
+    ///   - displayPath: what errors call the database.
+    /// - Throws: `SQLiteError` when the file cannot be opened or configured.
+    init(location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode) throws(SQLiteError) {
+        var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        switch mode {
+        case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        if isURI { flags |= SQLITE_OPEN_URI }
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(location, &handle, flags, nil)
+        let shownPath = displayPath ?? location
+        guard code == SQLITE_OK, let handle else {
+            let error = makeError(code, handle, sql: nil, path: shownPath)
+            // sqlite3_open_v2 allocates a handle even when it fails; it must be closed.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        self.handle = handle
+        self.path = shownPath
+        do {
+            try configure()
+        } catch {
+            sqlite3_close_v2(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        // Statements must be finalized before the connection closes.
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure() throws(SQLiteError) {
+        // A store may come from anywhere: an operator's copy, an attachment.
+        // Defensive mode forbids writes that corrupt the file on purpose
+        // (writable_schema, direct page writes), and with trusted_schema off a
+        // view or trigger in the file cannot call functions with side effects.
+        try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1), handle, path: path)
+        try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0), handle, path: path)
+        // Two contexts on one file write in turn: wait up to 5 s for the other's
+        // transaction instead of failing at once with SQLITE_BUSY.
+        try check(sqlite3_busy_timeout(handle, 5_000), handle, path: path)
+        try execute("PRAGMA foreign_keys = ON")
+    }
+
+    /// Switches the file to WAL and NORMAL synchronous mode. WAL lets readers
+    /// run while a context saves; NORMAL is durable across application crashes
+    /// (not power loss of the last commit) and far faster than FULL with WAL.
+    /// - Throws: `SQLiteError` when the file cannot change its journal mode.
+    func enableWriteAheadLog() throws(SQLiteError) {
+        try execute("PRAGMA journal_mode = WAL")
+        try execute("PRAGMA synchronous = NORMAL")
+    }
+
+    // MARK: Statements
+
+    /// Runs SQL text that may hold several statements and binds nothing.
+    /// - Throws: `SQLiteError` naming the SQL.
+    func execute(_ sql: String) throws(SQLiteError) {
+        statementDidStart(sql)
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        if let message { sqlite3_free(message) }
+        try check(code, handle, sql: sql, path: path)
+    }
+
+    /// Returns the cached prepared statement for this SQL, preparing it on
+    /// first use. The statement is reset and its bindings cleared.
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Prepares a statement that is not cached, for SQL that runs once.
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+        try Statement(connection: self, sql: sql)
+    }
+
+    func statementDidStart(_ sql: String) {
+        executedStatementCount += 1
+        statementObserver?(sql)
+    }
+
+    /// The number of rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// True outside any transaction (SQLite's autocommit mode).
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+
+    // MARK: Transactions
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction: commits when it
+    /// returns, rolls back when it throws.
+    ///
+    /// IMMEDIATE takes the write lock at once. With a DEFERRED transaction two
+    /// contexts could both read, then both try to write, and one would fail
+    /// with SQLITE_BUSY in the middle of its save instead of waiting.
+    /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN or COMMIT.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE TRANSACTION")
+        let result: T
+        do {
+            result = try body()
+            try execute("COMMIT TRANSACTION")
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        return result
+    }
+
+    /// Runs `body` inside a savepoint, which nests inside a transaction: on an
+    /// error only the savepoint's work is undone.
+    /// - Throws: whatever `body` throws, or `SQLiteError`.
+    func savepoint<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        let quoted = quoteIdentifier(name)
+        try execute("SAVEPOINT \(quoted)")
+        do {
+            let result = try body()
+            try execute("RELEASE SAVEPOINT \(quoted)")
+            return result
+        } catch {
+            // ROLLBACK TO undoes the work but keeps the savepoint open; RELEASE closes it.
+            try? execute("ROLLBACK TO SAVEPOINT \(quoted)")
+            try? execute("RELEASE SAVEPOINT \(quoted)")
+            throw error
+        }
+    }
+
+    private func rollbackIfNeeded() {
+        // After some errors (SQLITE_FULL, SQLITE_IOERR, …) SQLite has already
+        // rolled back on its own; a second ROLLBACK would fail.
+        guard !isAutocommit else { return }
+        try? execute("ROLLBACK TRANSACTION")
+    }
+}
+
+/// Quotes an SQL identifier (a table or column name) so that any name, even
+/// one with quotes or spaces, is read as a name and never as SQL.
+func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,82 @@
+import CSQLite
+
+/// An error reported by SQLite: its result codes, its message, and the SQL that
+/// was running.
+///
+/// Result codes pattern-match, so callers can react to one kind of failure:
+///
+/// ```swift
+/// do { try context.save() }
+/// catch let error as SQLiteError where error.primaryCode == SQLiteError.constraint { ... }
+/// ```
+///
+/// Bound values are never part of the description: they may be private data.
+public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// SQLite's extended result code (for example `SQLITE_CONSTRAINT_UNIQUE`, 2067).
+    public let extendedCode: Int32
+    /// SQLite's message for the failure, as `sqlite3_errmsg` returned it.
+    public let message: String
+    /// The SQL statement that failed, when one was running.
+    public let sql: String?
+    /// The database file, when known.
+    public let path: String?
+
+    /// SQLite's primary result code: the low eight bits of the extended code.
+    public var primaryCode: Int32 { extendedCode & 0xFF }
+
+    /// Creates an error from SQLite's result code and message.
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+        self.path = path
+    }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode)"
+        if let codeName = String(validatingCString: sqlite3_errstr(extendedCode)) {
+            text += " (\(codeName))"
+        }
+        text += ": \(message)"
+        if let path { text += " in \(path)" }
+        if let sql { text += " while running: \(sql)" }
+        return text
+    }
+
+    /// `SQLITE_BUSY`: another connection holds a lock for longer than the busy timeout.
+    public static let busy: Int32 = SQLITE_BUSY
+    /// `SQLITE_CONSTRAINT`: a UNIQUE, NOT NULL, CHECK or FOREIGN KEY constraint failed.
+    public static let constraint: Int32 = SQLITE_CONSTRAINT
+    /// `SQLITE_NOTADB`: the file is not a SQLite database.
+    public static let notADatabase: Int32 = SQLITE_NOTADB
+    /// `SQLITE_CANTOPEN`: the file or its folder cannot be opened.
+    public static let cannotOpen: Int32 = SQLITE_CANTOPEN
+    /// `SQLITE_READONLY`: a write was attempted on a read-only connection.
+    public static let readOnly: Int32 = SQLITE_READONLY
+    /// `SQLITE_CORRUPT`: the file is damaged.
+    public static let corrupt: Int32 = SQLITE_CORRUPT
+}
+
+/// Turns a SQLite result code into a thrown error, the way every `sqlite3_*`
+/// call in this folder reports failure.
+///
+/// `SQLITE_MISUSE` means our own code called SQLite wrongly (a finalized
+/// statement, a closed connection): that is a bug, not something the
+/// environment can cause, so it stops the program with a message instead of
+/// being thrown.
+@inline(__always)
+func check(_ code: Int32, _ db: OpaquePointer?, sql: String? = nil, path: String? = nil) throws(SQLiteError) {
+    guard code != SQLITE_OK else { return }
+    throw makeError(code, db, sql: sql, path: path)
+}
+
+func makeError(_ code: Int32, _ db: OpaquePointer?, sql: String?, path: String?) -> SQLiteError {
+    precondition(code != SQLITE_MISUSE, "SQLite reported misuse (a ModelStore bug) for SQL: \(sql ?? "none")")
+    let extended = db.map { sqlite3_extended_errcode($0) } ?? code
+    let message = db.flatMap { String(validatingCString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
+    // sqlite3_extended_errcode reports the most recent failure on the connection,
+    // which is this one unless the code came from elsewhere; keep it only if it
+    // agrees with the primary code we were given.
+    let finalCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
+    return SQLiteError(extendedCode: finalCode, message: message, sql: sql, path: path)
+}

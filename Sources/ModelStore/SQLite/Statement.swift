@@ -1,0 +1,203 @@
+import CSQLite
+import Foundation
+
+/// SQLite's `SQLITE_TRANSIENT`: tells SQLite to copy a bound buffer, because
+/// Swift only guarantees the buffer's lifetime during the bind call.
+private var transientDestructor: sqlite3_destructor_type {
+    unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+}
+
+/// The storage class SQLite reports for one column of the current row.
+enum ColumnStorage: Int32, Sendable {
+    case integer = 1  // SQLITE_INTEGER
+    case real = 2  // SQLITE_FLOAT
+    case text = 3  // SQLITE_TEXT
+    case blob = 4  // SQLITE_BLOB
+    case null = 5  // SQLITE_NULL
+
+    var name: String {
+        switch self {
+        case .integer: "INTEGER"
+        case .real: "REAL"
+        case .text: "TEXT"
+        case .blob: "BLOB"
+        case .null: "NULL"
+        }
+    }
+}
+
+/// A prepared statement: bind values by 1-based index, step through rows, read
+/// columns by 0-based index, reset to run again.
+///
+/// Binding and reading are typed (Int64, Double, String, Data, NULL) so that no
+/// value is boxed on the way in or out. A statement belongs to the connection
+/// that prepared it and must not outlive it; the connection's cache keeps both
+/// alive together.
+///
+/// The type is public only because `ColumnValue`'s requirements name it; all
+/// of its members are internal to ModelStore.
+public final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    unowned let connection: Connection
+    /// True between the first `step()` and the next `reset()`; lets the
+    /// connection count executions once, not once per row.
+    private var isRunning = false
+
+    init(connection: Connection, sql: String) throws(SQLiteError) {
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else {
+            throw makeError(code, connection.handle, sql: sql, path: connection.path)
+        }
+        self.handle = handle
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    // MARK: Running
+
+    /// Advances to the next row. Returns `true` when a row is available,
+    /// `false` when the statement has finished.
+    /// - Throws: `SQLiteError` for a constraint failure, a busy database, I/O errors.
+    @discardableResult
+    func step() throws(SQLiteError) -> Bool {
+        if !isRunning {
+            isRunning = true
+            connection.statementDidStart(sql)
+        }
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            // sqlite3_reset repeats the step's error; call it so that the
+            // statement is ready to run again after a failure.
+            sqlite3_reset(handle)
+            isRunning = false
+            throw makeError(code, connection.handle, sql: sql, path: connection.path)
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    /// - Throws: `SQLiteError` as `step()` does.
+    func run() throws(SQLiteError) {
+        while try step() {}
+        reset()
+    }
+
+    /// Makes the statement ready to run again and clears its bindings.
+    func reset() {
+        // The step that failed already reported its error; reset's result repeats it.
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        isRunning = false
+    }
+
+    // MARK: Binding (1-based indexes)
+
+    func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_int64(handle, index, value), connection.handle, sql: sql)
+    }
+
+    func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_double(handle, index, value), connection.handle, sql: sql)
+    }
+
+    func bind(_ value: String, at index: Int32) throws(SQLiteError) {
+        var value = value
+        let code = value.withUTF8 { buffer in
+            // An empty buffer may have no base address, and SQLite binds a NULL
+            // pointer as SQL NULL; an empty string must stay an empty string.
+            guard let base = buffer.baseAddress else {
+                return sqlite3_bind_text(handle, index, "", 0, transientDestructor)
+            }
+            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
+        }
+        try check(code, connection.handle, sql: sql)
+    }
+
+    func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
+        let code = value.withUnsafeBytes { buffer in
+            // A zero-length blob, not NULL, for empty Data.
+            guard let base = buffer.baseAddress else {
+                return sqlite3_bind_zeroblob(handle, index, 0)
+            }
+            return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), transientDestructor)
+        }
+        try check(code, connection.handle, sql: sql)
+    }
+
+    func bindNull(at index: Int32) throws(SQLiteError) {
+        try check(sqlite3_bind_null(handle, index), connection.handle, sql: sql)
+    }
+
+    /// Binds a dynamically typed value; used by code that handles values
+    /// whose type is only known at run time (schema records, the CLI).
+    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        switch value {
+        case .null: try bindNull(at: index)
+        case .integer(let v): try bind(v, at: index)
+        case .real(let v): try bind(v, at: index)
+        case .text(let v): try bind(v, at: index)
+        case .blob(let v): try bind(v, at: index)
+        }
+    }
+
+    // MARK: Reading (0-based column indexes)
+
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
+    func columnName(_ column: Int32) -> String {
+        sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
+    }
+
+    func storage(at column: Int32) -> ColumnStorage {
+        ColumnStorage(rawValue: sqlite3_column_type(handle, column)) ?? .null
+    }
+
+    func int64(at column: Int32) -> Int64 {
+        sqlite3_column_int64(handle, column)
+    }
+
+    func double(at column: Int32) -> Double {
+        sqlite3_column_double(handle, column)
+    }
+
+    func string(at column: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, column) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    func data(at column: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Data(bytes: bytes, count: count)
+    }
+
+    /// Reads a column as a dynamically typed value.
+    func value(at column: Int32) -> SQLiteValue {
+        switch storage(at: column) {
+        case .null: .null
+        case .integer: .integer(int64(at: column))
+        case .real: .real(double(at: column))
+        case .text: .text(string(at: column))
+        case .blob: .blob(data(at: column))
+        }
+    }
+}
+
+/// One SQLite value with its storage class, for code whose types are only
+/// known at run time. Typed models never go through it.
+public enum SQLiteValue: Hashable, Sendable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}

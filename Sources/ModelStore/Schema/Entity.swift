@@ -1,0 +1,87 @@
+/// Name of the integer primary key column of every entity table. The
+/// underscore keeps it apart from property names, which may not start with
+/// `_pk` (checked when a schema is validated).
+public let primaryKeyColumn = "_pk"
+
+extension Schema {
+    /// One entity: a model class, stored in a table named after it.
+    public struct Entity: Sendable, Codable, Equatable {
+        /// The entity's name: the model class's name, and its table's name.
+        public var name: String
+        /// The stored attributes, in ordinal order.
+        public var attributes: [Attribute]
+        /// The properties with their accessors, when the entity was built from
+        /// a model class; empty when it was read from a store's record.
+        public var properties: [PropertyMetadata] { runtime?.properties ?? [] }
+        /// The model class, when the entity was built from one.
+        var modelType: Any.Type? { runtime?.modelType }
+        private var runtime: Runtime?
+
+        private struct Runtime: Sendable {
+            let modelType: Any.Type
+            let properties: [PropertyMetadata]
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case name, attributes
+        }
+
+        /// Creates an entity from attribute descriptions alone, as read from a
+        /// store's record or built by a migration.
+        public init(name: String, attributes: [Attribute]) {
+            self.name = name
+            self.attributes = attributes
+        }
+
+        /// Creates an entity for a model class from its generated property table.
+        init(name: String, modelType: Any.Type, properties: [PropertyMetadata]) {
+            self.name = name
+            self.attributes = properties.map(\.attribute)
+            self.runtime = Runtime(modelType: modelType, properties: properties)
+        }
+
+        /// The attribute with this name, if any.
+        public func attribute(named name: String) -> Attribute? {
+            attributes.first { $0.name == name }
+        }
+
+        public static func == (lhs: Entity, rhs: Entity) -> Bool {
+            lhs.name == rhs.name && lhs.attributes == rhs.attributes
+        }
+    }
+
+    /// One stored attribute of an entity: a column of its table.
+    public struct Attribute: Sendable, Codable, Hashable {
+        /// The property's name, and its column's name.
+        public var name: String
+        /// The logical type, which decides the column type.
+        public var kind: ValueKind
+        /// How the Swift value maps to the column (itself, raw value, JSON).
+        public var representation: ValueRepresentation
+        /// The Swift type's name as the app declared it, for people to read.
+        public var swiftType: String
+        /// True when nil is allowed (the column accepts NULL).
+        public var isOptional: Bool
+        /// The `@Attribute` options.
+        public var options: [Option]
+        /// The name the property had in an earlier schema version, for migrations.
+        public var originalName: String?
+
+        /// Creates an attribute description.
+        public init(
+            name: String, kind: ValueKind, representation: ValueRepresentation = .primitive,
+            swiftType: String, isOptional: Bool, options: [Option] = [], originalName: String? = nil
+        ) {
+            self.name = name
+            self.kind = kind
+            self.representation = representation
+            self.swiftType = swiftType
+            self.isOptional = isOptional
+            self.options = options
+            self.originalName = originalName
+        }
+
+        /// True when the attribute has the `.unique` option.
+        public var isUnique: Bool { options.contains(.unique) }
+    }
+}

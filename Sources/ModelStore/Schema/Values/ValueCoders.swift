@@ -1,0 +1,134 @@
+import Foundation
+
+/// How values of one Swift type move between a property and a column.
+///
+/// The macro cannot see whether a property's type is an enum, a struct or a
+/// standard type, so it passes the type's metatype to an overloaded function
+/// (`PersistentRow.value(at:as:)`, `PropertyMetadata.attribute(...)`) and the
+/// compiler picks the most specific coder: a `ColumnValue` is stored as itself,
+/// a `RawRepresentable` whose raw value is a `ColumnValue` as its raw value, and
+/// any other `Codable` type as JSON text; each with an Optional variant that
+/// stores nil as NULL.
+protocol ValueCoder {
+    associatedtype Value
+    static var kind: ValueKind { get }
+    static var isOptional: Bool { get }
+    static var representation: ValueRepresentation { get }
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value
+    static func encode(_ value: Value, into statement: Statement, at index: Int32) throws
+}
+
+extension ValueCoder {
+    /// The Swift type's name, recorded in the schema for people to read.
+    static var swiftTypeName: String { String(describing: Value.self) }
+}
+
+enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
+    static var kind: ValueKind { Value.valueKind }
+    static var isOptional: Bool { false }
+    static var representation: ValueRepresentation { .primitive }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value {
+        try Value._decode(from: statement, column: column)
+    }
+
+    static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
+        try value._encode(into: statement, at: index)
+    }
+}
+
+enum OptionalPrimitiveCoder<Wrapped: ColumnValue>: ValueCoder {
+    typealias Value = Wrapped?
+    static var kind: ValueKind { Wrapped.valueKind }
+    static var isOptional: Bool { true }
+    static var representation: ValueRepresentation { .primitive }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Wrapped? {
+        statement.storage(at: column) == .null ? nil : try Wrapped._decode(from: statement, column: column)
+    }
+
+    static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
+        guard let value else { return try statement.bindNull(at: index) }
+        try value._encode(into: statement, at: index)
+    }
+}
+
+enum RawValueCoder<Value: RawRepresentable & Codable>: ValueCoder where Value.RawValue: ColumnValue {
+    static var kind: ValueKind { Value.RawValue.valueKind }
+    static var isOptional: Bool { false }
+    static var representation: ValueRepresentation { .rawValue }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value {
+        let rawValue = try Value.RawValue._decode(from: statement, column: column)
+        guard let value = Value(rawValue: rawValue) else {
+            throw ValueCodingFailure("the stored raw value matches no case of \(Value.self)")
+        }
+        return value
+    }
+
+    static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
+        try value.rawValue._encode(into: statement, at: index)
+    }
+}
+
+enum OptionalRawValueCoder<Wrapped: RawRepresentable & Codable>: ValueCoder where Wrapped.RawValue: ColumnValue {
+    typealias Value = Wrapped?
+    static var kind: ValueKind { Wrapped.RawValue.valueKind }
+    static var isOptional: Bool { true }
+    static var representation: ValueRepresentation { .rawValue }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Wrapped? {
+        statement.storage(at: column) == .null ? nil : try RawValueCoder<Wrapped>.decode(from: statement, column: column)
+    }
+
+    static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
+        guard let value else { return try statement.bindNull(at: index) }
+        try RawValueCoder<Wrapped>.encode(value, into: statement, at: index)
+    }
+}
+
+enum JSONCoder<Value: Codable>: ValueCoder {
+    static var kind: ValueKind { .codable }
+    static var isOptional: Bool { false }
+    static var representation: ValueRepresentation { .json }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value {
+        let storage = statement.storage(at: column)
+        guard storage == .text else { throw .mismatch(expected: "TEXT (JSON)", found: storage) }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(statement.string(at: column).utf8))
+        } catch {
+            throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(error)")
+        }
+    }
+
+    static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
+        let encoder = JSONEncoder()
+        // Sorted keys: equal values give equal text, so the file diffs and
+        // compares cleanly.
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw ValueCodingFailure("the value does not encode as JSON: \(error)")
+        }
+        try statement.bind(String(decoding: data, as: UTF8.self), at: index)
+    }
+}
+
+enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
+    typealias Value = Wrapped?
+    static var kind: ValueKind { .codable }
+    static var isOptional: Bool { true }
+    static var representation: ValueRepresentation { .json }
+
+    static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Wrapped? {
+        statement.storage(at: column) == .null ? nil : try JSONCoder<Wrapped>.decode(from: statement, column: column)
+    }
+
+    static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
+        guard let value else { return try statement.bindNull(at: index) }
+        try JSONCoder<Wrapped>.encode(value, into: statement, at: index)
+    }
+}

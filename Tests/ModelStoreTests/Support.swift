@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// A fresh temporary folder per test, removed when the value is released.
+final class TemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "modelstore-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String = "test.store") -> URL { url.appending(path: name) }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Where a test's store lives; tests that do not depend on the file run on both.
+enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
+    case inMemory, file
+    var testDescription: String { rawValue }
+}
+
+/// A container for the test models, on disk or in memory.
+struct TestStore {
+    let directory: TemporaryDirectory
+    let configuration: ModelConfiguration
+
+    init(_ kind: StoreKind = .file) throws {
+        directory = try TemporaryDirectory()
+        configuration =
+            kind == .inMemory ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: directory.file())
+    }
+
+    var url: URL { configuration.url }
+
+    func container(_ types: [any PersistentModel.Type] = [Trip.self, AllTypes.self, Account.self, Note.self]) throws
+        -> ModelContainer
+    {
+        try ModelContainer(for: Schema(types), configurations: [configuration])
+    }
+}
+
+func makeTrip(_ name: String = "Lisbon", destination: String = "Portugal") -> Trip {
+    Trip(name: name, destination: destination, startDate: Date(timeIntervalSince1970: 1_700_000_000))
+}
