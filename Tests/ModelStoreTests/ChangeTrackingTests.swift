@@ -1,0 +1,149 @@
+import Foundation
+import Observation
+import Testing
+@testable import ModelStore
+
+@Suite("Change tracking")
+struct ChangeTrackingTests {
+    /// A context with one saved trip, fetched fresh so that it is clean.
+    private func savedTrip() throws -> (ModelContext, Trip, TestStore) {
+        let store = try TestStore()
+        let container = try store.container()
+        let writer = ModelContext(container)
+        writer.insert(makeTrip())
+        try writer.save()
+        let context = ModelContext(container)
+        let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+        return (context, trip, store)
+    }
+
+    @Test func changedKeyPathsListTheChangedProperties() throws {
+        let (context, trip, _) = try savedTrip()
+        #expect(context.changedKeyPaths(of: trip).isEmpty)
+        #expect(!context.hasChanges)
+        trip.status = .booked
+        trip.destination = "Spain"
+        #expect(context.changedKeyPaths(of: trip) == [\Trip.destination, \Trip.status])
+        #expect(context.hasChanges)
+        #expect(trip.hasChanges)
+        #expect(context.changedModelsArray.first as? Trip === trip)
+        try context.save()
+        #expect(context.changedKeyPaths(of: trip).isEmpty)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func settingAnEqualValueDoesNotDirty() throws {
+        let (context, trip, _) = try savedTrip()
+        trip.destination = "Portugal"
+        trip.tags = []
+        trip.notes = nil
+        #expect(context.changedKeyPaths(of: trip).isEmpty)
+        #expect(!context.hasChanges)
+    }
+
+    @Test func transientChangesDoNotDirty() throws {
+        let (context, trip, _) = try savedTrip()
+        trip.isSelected = true
+        #expect(!context.hasChanges)
+    }
+
+    @Test func committedValueIsTheLastSavedValue() throws {
+        let (context, trip, _) = try savedTrip()
+        #expect(context.committedValue(of: trip, \.destination) == "Portugal")
+        trip.destination = "Spain"
+        trip.destination = "France"
+        #expect(context.committedValue(of: trip, \.destination) == "Portugal")
+        #expect(context.committedValue(of: trip, \.notes) == .some(nil))
+        trip.notes = "n"
+        #expect(context.committedValue(of: trip, \.notes) == .some(nil))
+        try context.save()
+        #expect(context.committedValue(of: trip, \.destination) == "France")
+        #expect(context.committedValue(of: trip, \.notes) == .some("n"))
+        // Never saved: no committed value.
+        let fresh = makeTrip("New")
+        context.insert(fresh)
+        #expect(context.committedValue(of: fresh, \.destination) == nil)
+    }
+
+    @Test func inPlaceMutationIsTracked() throws {
+        let (context, trip, store) = try savedTrip()
+        trip.tags.append("beach")
+        trip.tags.append("sun")
+        #expect(context.changedKeyPaths(of: trip) == [\Trip.tags])
+        #expect(context.committedValue(of: trip, \.tags) == [])
+        try context.save()
+        let reloaded = try ModelContext(try store.container()).fetch(FetchDescriptor<Trip>())
+        #expect(reloaded.first?.tags == ["beach", "sun"])
+    }
+
+    @Test func saveWritesOnlyTheChangedColumns() throws {
+        let (context, trip, _) = try savedTrip()
+        var statements: [String] = []
+        try context.connection().statementObserver = { statements.append($0) }
+        trip.destination = "Spain"
+        trip.status = .done
+        try context.save()
+        let updates = statements.filter { $0.hasPrefix("UPDATE") }
+        #expect(updates == [#"UPDATE "Trip" SET "destination" = ?, "status" = ? WHERE "_pk" = ?"#])
+        statements.removeAll()
+        try context.save()
+        #expect(statements.isEmpty, "a save without changes runs no SQL")
+    }
+
+    @Test func saveCostFollowsChangesNotRegisteredObjects() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let writer = ModelContext(container)
+        for index in 0..<500 { writer.insert(makeTrip("T\(index)")) }
+        try writer.save()
+        let context = ModelContext(container)
+        let trips = try context.fetch(FetchDescriptor<Trip>())
+        var statements: [String] = []
+        try context.connection().statementObserver = { statements.append($0) }
+        trips[250].notes = "x"
+        try context.save()
+        #expect(statements.filter { $0.hasPrefix("UPDATE") }.count == 1)
+        #expect(statements.count == 3, "BEGIN, one UPDATE, COMMIT: \(statements)")
+    }
+
+    @Test func withObservationTrackingReportsModelChanges() throws {
+        let (_, trip, _) = try savedTrip()
+        let fired = Flag()
+        withObservationTracking {
+            _ = trip.destination
+        } onChange: {
+            fired.set()
+        }
+        trip.status = .done
+        #expect(!fired.value, "changing an unobserved property does not notify")
+        trip.destination = "Spain"
+        #expect(fired.value)
+    }
+
+    @Test func observationSeesInPlaceMutation() throws {
+        let trip = makeTrip()
+        let fired = Flag()
+        withObservationTracking {
+            _ = trip.tags
+        } onChange: {
+            fired.set()
+        }
+        trip.tags.append("x")
+        #expect(fired.value)
+    }
+
+    @Test func detachedObjectsAreNotTracked() throws {
+        let trip = makeTrip()
+        trip.destination = "Spain"
+        #expect(!trip.hasChanges)
+        #expect(trip.modelContext == nil)
+    }
+}
+
+/// A Sendable flag for observation callbacks.
+final class Flag: @unchecked Sendable {
+    // Only touched on the test's own thread: onChange runs synchronously in
+    // the setter that triggers it.
+    private(set) var value = false
+    func set() { value = true }
+}

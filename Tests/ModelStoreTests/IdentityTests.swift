@@ -1,0 +1,173 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("Identity map and identifiers")
+struct IdentityTests {
+    @Test(arguments: StoreKind.allCases)
+    func oneRowIsOneObjectAcrossFetches(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.container()
+        let writer = ModelContext(container)
+        writer.insert(makeTrip("A"))
+        writer.insert(makeTrip("B"))
+        try writer.save()
+
+        let context = ModelContext(container)
+        let first = try context.fetch(FetchDescriptor<Trip>())
+        let second = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name, order: .reverse)]))
+        #expect(first.count == 2)
+        #expect(first[0] === second[1])
+        #expect(first[1] === second[0])
+        let byID = context.model(for: first[0].persistentModelID)
+        #expect(byID as? Trip === first[0])
+        // A different context has its own objects for the same rows.
+        let other = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        #expect(other[0] !== first[0])
+        #expect(other[0].persistentModelID == first[0].persistentModelID)
+    }
+
+    @Test func insertedObjectIsTheRowsObjectAfterSave() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.container())
+        let trip = makeTrip()
+        context.insert(trip)
+        try context.save()
+        #expect(try context.fetch(FetchDescriptor<Trip>()).first === trip)
+    }
+
+    @Test func cleanObjectsAreHeldWeakly() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let writer = ModelContext(container)
+        for index in 0..<10 { writer.insert(makeTrip("T\(index)")) }
+        try writer.save()
+
+        let context = ModelContext(container)
+        weak var weakTrip: Trip?
+        do {
+            let trips = try context.fetch(FetchDescriptor<Trip>())
+            weakTrip = trips.first
+            #expect(weakTrip != nil)
+        }
+        #expect(weakTrip == nil, "the context must not keep clean objects alive")
+    }
+
+    @Test func changedObjectsAreHeldUntilSaved() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let writer = ModelContext(container)
+        writer.insert(makeTrip())
+        try writer.save()
+
+        let context = ModelContext(container)
+        weak var weakTrip: Trip?
+        do {
+            let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
+            trip.destination = "Spain"
+            weakTrip = trip
+        }
+        #expect(weakTrip != nil, "a changed object must stay alive until it is saved")
+        #expect(context.hasChanges)
+        try context.save()
+        #expect(weakTrip == nil, "after the save the object is clean and held weakly")
+        let reloaded = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        #expect(reloaded.first?.destination == "Spain")
+    }
+
+    @Test func temporaryAndPermanentIdentifiers() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        let trip = makeTrip()
+        let detachedID = trip.persistentModelID
+        #expect(detachedID.isTemporary)
+        context.insert(trip)
+        let temporary = trip.persistentModelID
+        #expect(temporary == detachedID)
+        #expect(context.registeredModel(for: temporary) as Trip? === trip)
+        try context.save()
+
+        let permanent = trip.persistentModelID
+        #expect(!permanent.isTemporary)
+        #expect(permanent != temporary)
+        #expect(permanent.entityName == "Trip")
+        #expect(permanent.rowID == 1)
+        #expect(permanent.description == "Trip:1")
+        #expect(context.model(for: temporary) as? Trip === trip)
+        #expect(context.model(for: permanent) as? Trip === trip)
+
+        // Stable once saved: a later save does not change it.
+        trip.destination = "Elsewhere"
+        try context.save()
+        #expect(trip.persistentModelID == permanent)
+
+        // Another context resolves the permanent identifier to its own object.
+        let other = ModelContext(container)
+        let found = try #require(try other.model(for: permanent, as: Trip.self))
+        #expect(found.name == "Lisbon")
+        #expect(other.registeredModel(for: permanent) as Trip? === found)
+    }
+
+    @Test func identifiersAreCodableHashableAndSendable() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.container())
+        let trip = makeTrip()
+        context.insert(trip)
+        try context.save()
+        let identifier = trip.persistentModelID
+        let data = try JSONEncoder().encode(identifier)
+        let decoded = try JSONDecoder().decode(PersistentIdentifier.self, from: data)
+        #expect(decoded == identifier)
+        #expect(Set([identifier, decoded]).count == 1)
+        let sendable: any Sendable = identifier
+        #expect(sendable is PersistentIdentifier)
+        #expect(context.model(for: decoded) as? Trip === trip)
+    }
+
+    @Test func identifiersAreNotReusedAfterDelete() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.container())
+        let first = makeTrip("A")
+        context.insert(first)
+        try context.save()
+        let firstID = first.persistentModelID
+        context.delete(first)
+        try context.save()
+        let second = makeTrip("B")
+        context.insert(second)
+        try context.save()
+        #expect(second.persistentModelID != firstID)
+        #expect(context.model(for: firstID) == nil)
+    }
+
+    @Test func identifierOfAnotherStoreDoesNotResolve() throws {
+        let firstStore = try TestStore()
+        let first = ModelContext(try firstStore.container())
+        let secondStore = try TestStore()
+        let second = ModelContext(try secondStore.container())
+        let trip = makeTrip()
+        first.insert(trip)
+        try first.save()
+        second.insert(makeTrip())
+        try second.save()
+        #expect(second.model(for: trip.persistentModelID) == nil)
+    }
+
+    @Test func modelsAreHashableByIdentityAndIdentifiable() throws {
+        let store6 = try TestStore()
+        let context = ModelContext(try store6.container())
+        let a = makeTrip("A")
+        let b = makeTrip("B")
+        context.insert(a)
+        context.insert(b)
+        #expect(Set([a, b, a]).count == 2)
+        #expect(a == a)
+        #expect(a != b)
+        #expect(a.id == a.persistentModelID)
+        // A model may declare its own `id`; Identifiable then uses it.
+        let account = Account(secret: "s")
+        let id: UUID = account.id
+        #expect(id == account.id)
+    }
+}
