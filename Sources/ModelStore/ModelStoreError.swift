@@ -59,3 +59,9 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
         }
     }
 }
+
+extension ModelStoreError: LocalizedError {
+    /// The same text as `description`, so that `localizedDescription` names
+    /// the file, entity, property and row too.
+    public var errorDescription: String? { description }
+}

@@ -155,8 +155,8 @@ struct IdentityTests {
     }
 
     @Test func modelsAreHashableByIdentityAndIdentifiable() throws {
-        let store6 = try TestStore()
-        let context = ModelContext(try store6.container())
+        let store = try TestStore()
+        let context = ModelContext(try store.container())
         let a = makeTrip("A")
         let b = makeTrip("B")
         context.insert(a)

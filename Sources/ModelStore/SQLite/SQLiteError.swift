@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// An error reported by SQLite: its result codes, its message, and the SQL that
 /// was running.
@@ -79,4 +80,9 @@ func makeError(_ code: Int32, _ db: OpaquePointer?, sql: String?, path: String?)
     // agrees with the primary code we were given.
     let finalCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
     return SQLiteError(extendedCode: finalCode, message: message, sql: sql, path: path)
+}
+
+extension SQLiteError: LocalizedError {
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
 }
