@@ -2,18 +2,29 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-/// A fresh temporary folder per test, removed when the value is released.
-final class TemporaryDirectory {
+/// The folder that holds every test's temporary folder; removed when the
+/// test process exits. (Removing each folder when its value is released
+/// would be too early: Swift may release a value after its last use, while
+/// a container still works in the folder.)
+private let testRoot: URL = {
+    let root = FileManager.default.temporaryDirectory.appending(path: "modelstore-tests-\(getpid())")
+    atexit {
+        let root = FileManager.default.temporaryDirectory.appending(path: "modelstore-tests-\(getpid())")
+        try? FileManager.default.removeItem(at: root)
+    }
+    return root
+}()
+
+/// A fresh temporary folder per test.
+struct TemporaryDirectory {
     let url: URL
 
     init() throws {
-        url = FileManager.default.temporaryDirectory.appending(path: "modelstore-tests-\(UUID().uuidString)")
+        url = testRoot.appending(path: UUID().uuidString)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 
     func file(_ name: String = "test.store") -> URL { url.appending(path: name) }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
 }
 
 /// Where a test's store lives; tests that do not depend on the file run on both.

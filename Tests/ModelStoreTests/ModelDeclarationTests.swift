@@ -1,0 +1,87 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Runtime checks of what `@Model` generates, compiled by the real compiler.
+@Suite("Model declarations")
+struct ModelDeclarationTests {
+    @Test func generatedPropertyTable() throws {
+        let properties = Trip._$persistentProperties
+        #expect(properties.map(\.name) == ["name", "destination", "startDate", "budget", "tags", "status", "notes"])
+        #expect(properties.map(\.ordinal) == Array(0..<7))
+        let name = properties[0].attribute
+        #expect(name.kind == .string && name.isUnique && !name.isOptional)
+        let budget = properties[3].attribute
+        #expect(budget.kind == .codable && budget.representation == .json && budget.isOptional)
+        let status = properties[5].attribute
+        #expect(status.kind == .string && status.representation == .rawValue && status.swiftType == "Status")
+        let notes = properties[6].attribute
+        #expect(notes.originalName == "notes_text" && notes.isOptional)
+        #expect(properties[1].keyPath == \Trip.destination)
+    }
+
+    @Test func conformances() {
+        let trip = makeTrip()
+        func isObservable<T: Observable>(_: T) -> Bool { true }
+        #expect(isObservable(trip))
+        #expect(Trip.entityName == "Trip")
+    }
+
+    @Test func privateStorageDefaultsAndCustomInitializers() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        let account = Account(secret: "hidden")
+        account.deposit(10)
+        account.count = 2
+        context.insert(account)
+        try context.save()
+        account.deposit(5)
+        #expect(context.changedKeyPaths(of: account).count == 1)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Account>()).first)
+        #expect(fetched.revealedSecret == "hidden")
+        #expect(fetched.balance == 15)
+        #expect(fetched.count == 2)
+        #expect(fetched.id == account.id)
+    }
+
+    @Test func nonFinalClassesWork() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        context.insert(Note(text: "hello"))
+        try context.save()
+        let note = try #require(try ModelContext(container).fetch(FetchDescriptor<Note>()).first)
+        #expect(note.text == "hello")
+    }
+
+    @Test func schemaRecordRoundTrips() throws {
+        let schema = Schema([Trip.self, AllTypes.self], version: Schema.Version(2, 1, 0))
+        let decoded = try Schema(recordData: try schema.recordData())
+        #expect(decoded == schema)
+        #expect(decoded.version == Schema.Version(2, 1, 0))
+        #expect(decoded.fingerprint == schema.fingerprint)
+        #expect(decoded.entities[0].properties.isEmpty, "a record carries no accessors")
+    }
+
+    @Test func storeRecordsItsSchema() throws {
+        let store = try TestStore()
+        let container = try store.container([Trip.self])
+        let connection = try Connection(location: store.url.path, mode: .readOnly)
+        let statement = try connection.prepare(#"SELECT "key", "value" FROM "_modelstore_metadata" ORDER BY "key""#)
+        var metadata: [String: SQLiteValue] = [:]
+        while try statement.step() { metadata[statement.string(at: 0)] = statement.value(at: 1) }
+        #expect(metadata["formatVersion"] == .integer(1))
+        #expect(metadata["schemaVersion"] == .text("1.0.0"))
+        #expect(metadata["schemaFingerprint"] == .text(container.schema.fingerprint))
+        guard case .text(let record)? = metadata["schema"] else {
+            Issue.record("no schema record")
+            return
+        }
+        #expect(try Schema(recordData: Data(record.utf8)) == container.schema)
+        let journal = try connection.prepare("PRAGMA journal_mode")
+        _ = try journal.step()
+        #expect(journal.string(at: 0) == "wal")
+    }
+}
