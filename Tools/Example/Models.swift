@@ -1,0 +1,45 @@
+import Foundation
+import ModelStore
+
+/// Where a trip stands. Stored as its raw value: the TEXT 'planned', 'booked'…
+enum TripStatus: String, Codable, Sendable {
+    case planned, booked, done
+}
+
+/// A budget. Any other Codable value is stored as JSON text with sorted keys:
+/// {"amount":1200,"currency":"EUR"}.
+struct Budget: Codable, Hashable, Sendable {
+    var amount: Int
+    var currency: String
+}
+
+/// A trip. `@Model` turns every stored `var` into a tracked, persisted
+/// property; the table "Trip" has one column per property.
+@Model final class Trip {
+    /// Unique across all trips: inserting another trip with the same name
+    /// updates that trip's row (an upsert).
+    @Attribute(.unique) var name: String
+    var destination: String
+    var startDate: Date
+    var budget: Budget?
+    var tags: [String] = []
+    var status: TripStatus = .planned
+    var notes: String?
+
+    /// Not stored and not tracked: a fetched trip gets the default value.
+    @Transient var isSelected = false
+
+    /// Computed properties are not stored either.
+    var budgetText: String {
+        guard let budget else { return "-" }
+        return "\(budget.amount) \(budget.currency)"
+    }
+
+    init(name: String, destination: String, startDate: Date, budget: Budget? = nil, tags: [String] = []) {
+        self.name = name
+        self.destination = destination
+        self.startDate = startDate
+        self.budget = budget
+        self.tags = tags
+    }
+}
