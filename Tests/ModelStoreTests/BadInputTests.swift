@@ -169,6 +169,22 @@ struct BadInputTests {
         #expect(try context.fetchCount(FetchDescriptor<Trip>()) == 1, "nothing was lost")
     }
 
+    @Test func jsonErrorsDoNotQuoteStoredValues() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.insert(AllTypes())
+        try context.save()
+        try rawSQL(url, #"UPDATE "AllTypes" SET "statuses" = '["secret-value"]'"#)
+        #expect {
+            try ModelContext(container).fetch(FetchDescriptor<AllTypes>())
+        } throws: { error in
+            guard case ModelStoreError.invalidValue(_, "statuses", 1, let reason, _) = error else { return false }
+            return !"\(error)".contains("secret-value") && reason.contains("[0]")
+        }
+    }
+
     @Test func integerOutOfRangeForItsProperty() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()

@@ -24,6 +24,7 @@ struct ChangeTrackingTests {
         trip.status = .booked
         trip.destination = "Spain"
         #expect(context.changedKeyPaths(of: trip) == [\Trip.destination, \Trip.status])
+        #expect(context.changedPropertyNames(of: trip) == ["destination", "status"])
         #expect(context.hasChanges)
         #expect(trip.hasChanges)
         #expect(context.changedModelsArray.first as? Trip === trip)
@@ -92,10 +93,7 @@ struct ChangeTrackingTests {
 
     @Test func saveCostFollowsChangesNotRegisteredObjects() throws {
         let store = try TestStore()
-        let container = try store.container()
-        let writer = ModelContext(container)
-        for index in 0..<500 { writer.insert(makeTrip("T\(index)")) }
-        try writer.save()
+        let container = try store.containerWithSavedTrips(500)
         let context = ModelContext(container)
         let trips = try context.fetch(FetchDescriptor<Trip>())
         var statements: [String] = []

@@ -98,10 +98,7 @@ struct FetchTests {
 
     @Test func largeFetchRunsOneStatement() throws {
         let store = try TestStore()
-        let container = try store.container()
-        let writer = ModelContext(container)
-        for index in 0..<2_000 { writer.insert(makeTrip("T\(index)")) }
-        try writer.save()
+        let container = try store.containerWithSavedTrips(2_000)
         let context = ModelContext(container)
         var count = 0
         try context.connection().statementObserver = { _ in count += 1 }

@@ -38,10 +38,7 @@ struct IdentityTests {
 
     @Test func cleanObjectsAreHeldWeakly() throws {
         let store = try TestStore()
-        let container = try store.container()
-        let writer = ModelContext(container)
-        for index in 0..<10 { writer.insert(makeTrip("T\(index)")) }
-        try writer.save()
+        let container = try store.containerWithSavedTrips(10)
 
         let context = ModelContext(container)
         weak var weakTrip: Trip?

@@ -83,5 +83,10 @@ struct ModelDeclarationTests {
         let journal = try connection.prepare("PRAGMA journal_mode")
         _ = try journal.step()
         #expect(journal.string(at: 0) == "wal")
+        // Every context's own connection runs with synchronous = NORMAL (1).
+        let context = ModelContext(container)
+        let synchronous = try context.connection().prepare("PRAGMA synchronous")
+        _ = try synchronous.step()
+        #expect(synchronous.int64(at: 0) == 1)
     }
 }

@@ -143,6 +143,50 @@ struct SaveAndRollbackTests {
         #expect(try context.fetch(FetchDescriptor<Trip>()).first === duplicate)
     }
 
+    @Test func upsertOntoAnObjectWithUnsavedChangesKeepsMemoryAndFileInStep() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        let original = makeTrip("Lisbon")
+        context.insert(original)
+        try context.save()
+        original.notes = "dirty"
+        let duplicate = makeTrip("Lisbon")
+        duplicate.notes = "from upsert"
+        context.insert(duplicate)
+        try context.save()
+        let onDisk = try #require(try ModelContext(container).fetch(FetchDescriptor<Trip>()).first)
+        #expect(original.notes == onDisk.notes)
+        #expect(onDisk.notes == "from upsert")
+    }
+
+    @Test func deleteOrRenameThenInsertTheSameUniqueValueMakesANewRow() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        let deleted = makeTrip("Lisbon")
+        let renamed = makeTrip("Porto")
+        context.insert(deleted)
+        context.insert(renamed)
+        try context.save()
+
+        context.delete(deleted)
+        let newLisbon = makeTrip("Lisbon", destination: "New")
+        context.insert(newLisbon)
+        renamed.name = "Oporto"
+        let newPorto = makeTrip("Porto", destination: "New")
+        context.insert(newPorto)
+        try context.save()
+
+        #expect(newLisbon.persistentModelID != deleted.persistentModelID)
+        #expect(newLisbon.modelContext === context)
+        #expect(newPorto.persistentModelID != renamed.persistentModelID)
+        let names = try ModelContext(container).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map {
+            "\($0.name)/\($0.destination)"
+        }
+        #expect(names == ["Lisbon/New", "Oporto/Portugal", "Porto/New"])
+    }
+
     @Test func deleteRemovesTheRow() throws {
         let store = try TestStore()
         let container = try store.container()

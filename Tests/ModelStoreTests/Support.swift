@@ -56,3 +56,15 @@ struct TestStore {
 func makeTrip(_ name: String = "Lisbon", destination: String = "Portugal") -> Trip {
     Trip(name: name, destination: destination, startDate: Date(timeIntervalSince1970: 1_700_000_000))
 }
+
+extension TestStore {
+    /// Saves `count` trips named T0, T1, … through a context of its own and
+    /// returns the container, so that tests start from clean, saved rows.
+    func containerWithSavedTrips(_ count: Int) throws -> ModelContainer {
+        let container = try container()
+        let writer = ModelContext(container)
+        for index in 0..<count { writer.insert(makeTrip("T\(index)")) }
+        try writer.save()
+        return container
+    }
+}

@@ -9,6 +9,16 @@ extension ModelContext {
         return state.dirty.ordinals.compactMap { properties[$0].keyPath as? PartialKeyPath<T> }
     }
 
+    /// The names of the stored properties of `model` changed since it was
+    /// last saved, in declaration order: the same properties as
+    /// `changedKeyPaths(of:)`, for logs and tools (key paths do not print
+    /// their names).
+    public func changedPropertyNames<T: PersistentModel>(of model: T) -> [String] {
+        let state = model._$modelState
+        guard state.owner === self, let table = state.table else { return [] }
+        return state.dirty.ordinals.map { table.entity.attributes[$0].name }
+    }
+
     /// The value `keyPath` had when `model` was last saved or fetched: the
     /// committed value of a changed property, the current value of an
     /// unchanged one. Nil when the object was never saved, or when `keyPath`

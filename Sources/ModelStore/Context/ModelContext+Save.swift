@@ -12,7 +12,9 @@ extension ModelContext {
     ///   `.saveFailed` naming the entity and row when SQLite refuses a
     ///   statement (a unique constraint, a full disk); `.invalidValue` when a
     ///   value cannot be stored (a UInt64 above Int64.max); `.rowNotFound` when
-    ///   a changed object's row was deleted elsewhere; `.entityNotInSchema`.
+    ///   a changed object's row was deleted elsewhere; `.entityNotInSchema`;
+    ///   `SQLiteError` when the transaction cannot begin or commit (the
+    ///   database stayed busy past the timeout, the disk is full).
     /// - Complexity: O(changed objects × changed properties).
     public func save() throws {
         guard hasChanges else { return }
@@ -24,15 +26,19 @@ extension ModelContext {
 
         var newRowIDs: [Int64] = []
         newRowIDs.reserveCapacity(insertedModels.count)
+        // Deletes and updates run before inserts, because they may free a
+        // unique value that an insert takes: delete "Lisbon" and insert a new
+        // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
+        // the new object would upsert into the old row instead.
         try connection.transaction {
-            for model in insertedModels {
-                newRowIDs.append(try writeInsert(model, connection: connection))
+            for model in deletedModels {
+                try writeDelete(model, connection: connection)
             }
             for model in changedModels {
                 try writeUpdate(model, connection: connection)
             }
-            for model in deletedModels {
-                try writeDelete(model, connection: connection)
+            for model in insertedModels {
+                newRowIDs.append(try writeInsert(model, connection: connection))
             }
         }
 

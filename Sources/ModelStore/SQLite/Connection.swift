@@ -81,15 +81,17 @@ final class Connection {
         // transaction instead of failing at once with SQLITE_BUSY.
         try check(sqlite3_busy_timeout(handle, 5_000), handle, path: path)
         try execute("PRAGMA foreign_keys = ON")
+        // synchronous is a setting of each connection, not of the file. With
+        // WAL, NORMAL is durable across application crashes (not across a
+        // power loss during the last commit) and far faster than FULL.
+        try execute("PRAGMA synchronous = NORMAL")
     }
 
-    /// Switches the file to WAL and NORMAL synchronous mode. WAL lets readers
-    /// run while a context saves; NORMAL is durable across application crashes
-    /// (not power loss of the last commit) and far faster than FULL with WAL.
+    /// Switches the file to WAL, which lets readers run while a context
+    /// saves. The journal mode is stored in the file, so once is enough.
     /// - Throws: `SQLiteError` when the file cannot change its journal mode.
     func enableWriteAheadLog() throws(SQLiteError) {
         try execute("PRAGMA journal_mode = WAL")
-        try execute("PRAGMA synchronous = NORMAL")
     }
 
     // MARK: Statements

@@ -98,7 +98,7 @@ enum JSONCoder<Value: Codable>: ValueCoder {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(statement.string(at: column).utf8))
         } catch {
-            throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(error)")
+            throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(describeWithoutValues(error))")
         }
     }
 
@@ -111,7 +111,7 @@ enum JSONCoder<Value: Codable>: ValueCoder {
         do {
             data = try encoder.encode(value)
         } catch {
-            throw ValueCodingFailure("the value does not encode as JSON: \(error)")
+            throw ValueCodingFailure("the value does not encode as JSON: \(describeWithoutValues(error))")
         }
         try statement.bind(String(decoding: data, as: UTF8.self), at: index)
     }
@@ -130,5 +130,29 @@ enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
     static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
         guard let value else { return try statement.bindNull(at: index) }
         try JSONCoder<Wrapped>.encode(value, into: statement, at: index)
+    }
+}
+
+/// Describes a coding error by its kind and coding path only: the debug
+/// descriptions of DecodingError and EncodingError may quote the stored
+/// value, and error messages never show values (they may be private data).
+func describeWithoutValues(_ error: any Error) -> String {
+    func path(_ codingPath: [any CodingKey]) -> String {
+        let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+        return keys.isEmpty ? "the top level" : keys
+    }
+    switch error {
+    case DecodingError.typeMismatch(let type, let context):
+        return "expected \(type) at \(path(context.codingPath))"
+    case DecodingError.valueNotFound(let type, let context):
+        return "missing \(type) value at \(path(context.codingPath))"
+    case DecodingError.keyNotFound(let key, let context):
+        return "missing key \(key.stringValue) at \(path(context.codingPath))"
+    case DecodingError.dataCorrupted(let context):
+        return context.codingPath.isEmpty ? "the text is not valid JSON" : "invalid value at \(path(context.codingPath))"
+    case EncodingError.invalidValue(_, let context):
+        return "a value cannot be encoded at \(path(context.codingPath))"
+    default:
+        return String(describing: type(of: error))
     }
 }
