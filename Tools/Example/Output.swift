@@ -52,12 +52,3 @@ func tripRows(_ trips: [Trip]) -> [[String]] {
 }
 
 let tripHeader = ["id", "name", "destination", "start", "budget", "status", "tags", "notes"]
-
-/// The names of the properties behind key paths, from the schema: a key path
-/// of a `@Model` property does not print as its name.
-func propertyNames(_ keyPaths: [PartialKeyPath<Trip>], in schema: Schema) -> [String] {
-    let properties = schema.entity(named: Trip.entityName)?.properties ?? []
-    return keyPaths.map { keyPath in
-        properties.first { $0.keyPath == keyPath }?.name ?? "\(keyPath)"
-    }
-}

@@ -66,8 +66,8 @@ func planTrips(storeURL: URL) throws -> PersistentIdentifier {
     kyoto.budget = Budget(amount: 2650, currency: "EUR")
     kyoto.tags.append("ryokan")
     kyoto.destination = "Japan"  // the same value: not a change
-    let changed = propertyNames(context.changedKeyPaths(of: kyoto), in: container.schema)
-    print("changed properties: \(changed.joined(separator: ", "))")
+    // changedKeyPaths(of:) gives key paths; changedPropertyNames(of:) their names.
+    print("changed properties: \(context.changedPropertyNames(of: kyoto).joined(separator: ", "))")
     let committedStatus = context.committedValue(of: kyoto, \.status)
     let committedBudget = context.committedValue(of: kyoto, \.budget) ?? nil
     print("status: saved \(committedStatus?.rawValue ?? "?"), now \(kyoto.status.rawValue)")
