@@ -97,7 +97,8 @@ public final class ModelContext {
         state.owner = self
         state.table = store.table(for: T.self)
         state.lifecycle = .inserted
-        _ = model.persistentModelID
+        // The temporary identifier is made when first asked for: a bulk insert
+        // whose identifiers nobody reads before the save never pays for them.
         inserted.append(model)
         scheduleAutosave()
     }
@@ -214,35 +215,47 @@ struct UpdateShape: Hashable {
     let ordinals: [Int]
 }
 
-/// Objects in the order they were added, with O(1) membership.
+/// Objects in the order they were added, with O(1) membership and removal.
+/// Removal leaves a hole that listing skips, so that removing from a large
+/// set stays O(1); the holes are compacted when they outnumber the objects.
 struct OrderedModels {
-    private var entries: [ObjectIdentifier: (order: Int, model: any PersistentModel)] = [:]
-    private var nextOrder = 0
+    private var slots: [(any PersistentModel)?] = []
+    private var indexes: [ObjectIdentifier: Int] = [:]
 
-    var isEmpty: Bool { entries.isEmpty }
-    var count: Int { entries.count }
+    var isEmpty: Bool { indexes.isEmpty }
+    var count: Int { indexes.count }
 
-    var models: [any PersistentModel] {
-        entries.values.sorted { $0.order < $1.order }.map(\.model)
-    }
+    /// The objects in the order they were added.
+    /// - Complexity: O(objects added since the last compaction).
+    var models: [any PersistentModel] { slots.compactMap { $0 } }
 
     func contains(_ model: any PersistentModel) -> Bool {
-        entries[ObjectIdentifier(model)] != nil
+        indexes[ObjectIdentifier(model)] != nil
     }
 
     mutating func append(_ model: any PersistentModel) {
         let key = ObjectIdentifier(model)
-        guard entries[key] == nil else { return }
-        entries[key] = (nextOrder, model)
-        nextOrder += 1
+        guard indexes[key] == nil else { return }
+        indexes[key] = slots.count
+        slots.append(model)
     }
 
     mutating func remove(_ model: any PersistentModel) {
-        entries[ObjectIdentifier(model)] = nil
+        guard let index = indexes.removeValue(forKey: ObjectIdentifier(model)) else { return }
+        slots[index] = nil
+        if slots.count > 32 && indexes.count < slots.count / 2 { compact() }
     }
 
     mutating func removeAll() {
-        entries.removeAll()
-        nextOrder = 0
+        slots.removeAll()
+        indexes.removeAll()
+    }
+
+    private mutating func compact() {
+        slots = slots.compactMap { $0 }
+        indexes.removeAll(keepingCapacity: true)
+        for (index, model) in slots.enumerated() {
+            if let model { indexes[ObjectIdentifier(model)] = index }
+        }
     }
 }

@@ -52,7 +52,9 @@ public final class ModelState {
     /// Records that property `ordinal` is about to change from `old`.
     @inline(__always)
     func propertyWillChange<Value>(_ ordinal: Int, from old: Value, of model: some PersistentModel) {
-        guard let owner, !isApplyingStoredValues, !dirty.contains(ordinal) else { return }
+        // The bit test comes first: it is the common case for an object that
+        // is already dirty, and it is cheaper than loading the weak owner.
+        guard !dirty.contains(ordinal), !isApplyingStoredValues, let owner else { return }
         let wasClean = dirty.isEmpty
         dirty.insert(ordinal)
         if lifecycle == .persisted { committedValues[ordinal] = old }
