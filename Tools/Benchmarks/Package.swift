@@ -1,0 +1,32 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The benchmark lives in its own package so that apps depending on ModelStore
+// never fetch GRDB: it is a contender here, and only here.
+let package = Package(
+    name: "ModelStoreBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "ModelStore", path: "../.."),
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+    ],
+    targets: [
+        // The system's libsqlite3 for the raw C contender (not ModelStore's
+        // internal CSQLite module).
+        .systemLibrary(
+            name: "CSQLiteBench",
+            path: "Sources/CSQLiteBench",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .executableTarget(
+            name: "modelstore-benchmark",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "ModelStore", package: "ModelStore"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,71 @@
+/// The command line: `modelstore-benchmark [--smoke] [--rounds K] [--n N]
+/// [--workload W]... [--json PATH]`.
+struct Options {
+    var smoke = false
+    var rounds: Int?
+    var rows: Int?
+    var workloads: [Int] = []
+    /// Contenders to run (for profiling one of them); all when empty.
+    var contenders: [ContenderName] = []
+    var jsonPath = "benchmark-results.json"
+
+    static let usage = """
+        usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--workload W]... [--json PATH]
+          --smoke        tiny sizes and 1 timed round, to prove every workload runs and is right
+          --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
+          --n N          objects for workloads 1-5 (default 100000; 200 with --smoke)
+          --workload W   run only workload W (repeatable)
+          --contender C  run only contender C (repeatable; for profiling): modelstore, raw, grdb-statement,
+                         grdb-record, observable, plain
+          --json PATH    where to write the results (default benchmark-results.json)
+        Exits with status 1 when any contender's work was wrong.
+        """
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var remaining = arguments[...]
+        func value(for flag: String) throws -> String {
+            guard let value = remaining.popFirst() else { throw UsageError(description: "\(flag) needs a value") }
+            return value
+        }
+        func positive(_ flag: String) throws -> Int {
+            let text = try value(for: flag)
+            guard let number = Int(text), number > 0 else { throw UsageError(description: "\(flag) needs a positive number, not \(text)") }
+            return number
+        }
+        while let argument = remaining.popFirst() {
+            switch argument {
+            case "--smoke": options.smoke = true
+            case "--rounds": options.rounds = try positive(argument)
+            case "--n": options.rows = try positive(argument)
+            case "--workload": options.workloads.append(try positive(argument))
+            case "--json": options.jsonPath = try value(for: argument)
+            case "--contender":
+                let name = try value(for: argument)
+                guard let contender = ContenderName(option: name) else {
+                    throw UsageError(description: "unknown contender \(name)")
+                }
+                options.contenders.append(contender)
+            case "--help", "-h": throw UsageError(description: "")
+            default: throw UsageError(description: "unknown argument \(argument)")
+            }
+        }
+        return options
+    }
+}
+
+extension ContenderName {
+    /// The contender a `--contender` value names.
+    init?(option: String) {
+        let names: [String: ContenderName] = [
+            "modelstore": .modelStore, "raw": .rawC, "grdb-statement": .grdbStatement,
+            "grdb-record": .grdbRecord, "observable": .observable, "plain": .plainClass,
+        ]
+        guard let contender = names[option.lowercased()] else { return nil }
+        self = contender
+    }
+}

@@ -1,0 +1,40 @@
+/// What a run measured, as written to the JSON file.
+struct RunResults: Codable {
+    var machine: Machine
+    /// ISO 8601, UTC.
+    var date: String
+    var smoke: Bool
+    var scale: Scale
+    /// Timed rounds (the warm-up round is not counted or recorded).
+    var rounds: Int
+    /// False when /proc/self/clear_refs could not reset the peak: peaks are
+    /// then the process's peak since it started.
+    var peakMemoryResetPerTimedPart: Bool
+    var workloads: [WorkloadResults]
+    var failures: [String]
+}
+
+struct WorkloadResults: Codable {
+    var number: Int
+    var title: String
+    var baseline: ContenderName
+    var target: String
+    /// Nil when ModelStore did not run or failed.
+    var targetMet: Bool?
+    var contenders: [ContenderResults]
+}
+
+struct ContenderResults: Codable {
+    var contender: ContenderName
+    /// Seconds of the timed part, per timed round.
+    var seconds: [Double] = []
+    /// This contender's time over the baseline's in the same round.
+    var ratios: [Double] = []
+    /// Peak resident bytes during the timed part, per timed round.
+    var peakBytes: [Int] = []
+    var medianSeconds: Double?
+    var medianRatio: Double?
+    var medianPeakBytes: Int?
+    /// Errors and failed checks; a contender with any is wrong.
+    var failures: [String] = []
+}

@@ -1,0 +1,91 @@
+import Foundation
+
+/// Runs workloads round by round: one warm-up round that is discarded, then
+/// the timed rounds. The contenders' order rotates each round, so none is
+/// always first (cold) or last. Each contender prepares in a fresh scratch
+/// folder, untimed; then its timed part runs with the peak memory reset
+/// before it; then its work is checked, untimed.
+struct Runner {
+    let scale: Scale
+    let rounds: Int
+    /// Contenders to run; all when empty.
+    var only: Set<ContenderName> = []
+    let log: (String) -> Void
+
+    func run(_ workload: any Workload) -> WorkloadResults {
+        let cases = workload.cases(scale: scale).filter { only.isEmpty || only.contains($0.contender) }
+        var results = cases.map { ContenderResults(contender: $0.contender) }
+        for round in 0...rounds {
+            let isWarmUp = round == 0
+            log("  workload \(workload.number), \(isWarmUp ? "warm-up" : "round \(round)/\(rounds)")")
+            var seconds: [ContenderName: Double] = [:]
+            for index in rotated(Array(cases.indices), by: round) {
+                let outcome = measure(cases[index])
+                switch outcome {
+                case .success(let measurement):
+                    guard !isWarmUp else { continue }
+                    seconds[cases[index].contender] = measurement.seconds
+                    results[index].seconds.append(measurement.seconds)
+                    if let peak = measurement.peakBytes { results[index].peakBytes.append(peak) }
+                case .failure(let error):
+                    let message = "workload \(workload.number), \(cases[index].contender.rawValue), round \(round): \(error)"
+                    log("  FAILED: \(message)")
+                    results[index].failures.append(message)
+                }
+            }
+            if let base = seconds[workload.baseline], base > 0 {
+                for index in results.indices {
+                    if let own = seconds[results[index].contender] { results[index].ratios.append(own / base) }
+                }
+            }
+        }
+        for index in results.indices {
+            let result = results[index]
+            if !result.seconds.isEmpty { results[index].medianSeconds = median(result.seconds) }
+            if !result.ratios.isEmpty { results[index].medianRatio = median(result.ratios) }
+            if !result.peakBytes.isEmpty { results[index].medianPeakBytes = Int(median(result.peakBytes.map(Double.init))) }
+        }
+        let modelStore = results.first { $0.contender == .modelStore }
+        let met = modelStore.flatMap { result -> Bool? in
+            guard result.failures.isEmpty, let seconds = result.medianSeconds else { return nil }
+            return workload.target.isMet(medianSeconds: seconds, medianRatio: result.medianRatio)
+        }
+        return WorkloadResults(
+            number: workload.number, title: workload.title, baseline: workload.baseline,
+            target: workload.target.label, targetMet: met, contenders: results)
+    }
+
+    private struct Measurement {
+        let seconds: Double
+        let peakBytes: Int?
+    }
+
+    private func measure(_ testCase: Case) -> Result<Measurement, any Error> {
+        let scratch: Scratch
+        do { scratch = try Scratch.make() } catch { return .failure(error) }
+        defer { scratch.remove() }
+        return Result {
+            let trial = try testCase.prepare(scratch)
+            Memory.resetPeak()
+            let start = monotonicSeconds()
+            try timedPart(trial.run)
+            let seconds = monotonicSeconds() - start
+            let peak = Memory.peakBytes()
+            try trial.check()
+            return Measurement(seconds: seconds, peakBytes: peak)
+        }
+    }
+
+    /// The timed part, as one named function so that a profiler can collect
+    /// it alone: `valgrind --tool=callgrind --toggle-collect='*timedPart*'`.
+    @inline(never)
+    private func timedPart(_ run: () throws -> Void) rethrows {
+        try run()
+    }
+
+    private func rotated<T>(_ values: [T], by round: Int) -> [T] {
+        guard !values.isEmpty else { return values }
+        let shift = round % values.count
+        return Array(values[shift...] + values[..<shift])
+    }
+}

@@ -1,0 +1,93 @@
+/// One benchmark workload: a numbered task from issue 3, the contenders that
+/// perform it, and the target ModelStore must meet.
+///
+/// To add a workload, add one file to `Workloads/` with a type conforming to
+/// `Workload` and list it in `Catalog.all`.
+protocol Workload {
+    /// The workload's number in issue 3.
+    var number: Int { get }
+    /// A short description for the table.
+    var title: String { get }
+    /// What ModelStore must achieve.
+    var target: Target { get }
+    /// The contender the ratios are computed against (usually raw C).
+    var baseline: ContenderName { get }
+    /// The cases, one per contender; contenders that cannot do the work
+    /// meaningfully are left out and show as "—".
+    func cases(scale: Scale) -> [Case]
+}
+
+extension Workload {
+    var baseline: ContenderName { .rawC }
+}
+
+/// The contenders, in the order the table lists them.
+enum ContenderName: String, CaseIterable, Codable {
+    case modelStore = "ModelStore"
+    case rawC = "raw SQLite C"
+    case grdbStatement = "GRDB Statement"
+    case grdbRecord = "GRDB Record"
+    case observable = "@Observable class"
+    case plainClass = "plain class"
+}
+
+/// What a workload's ModelStore contender must achieve.
+enum Target {
+    /// At most this multiple of the baseline's time (median of per-round ratios).
+    case ratio(Double)
+    /// Under this many milliseconds (median time).
+    case underMilliseconds(Double)
+
+    var label: String {
+        switch self {
+        case .ratio(let ratio): "≤\(formatRatio(ratio))×"
+        case .underMilliseconds(let ms): "<\(formatNumber(ms)) ms"
+        }
+    }
+
+    func isMet(medianSeconds: Double, medianRatio: Double?) -> Bool {
+        switch self {
+        case .ratio(let limit): (medianRatio ?? .infinity) <= limit
+        case .underMilliseconds(let ms): medianSeconds * 1000 < ms
+        }
+    }
+}
+
+/// One contender's way of doing a workload.
+struct Case {
+    let contender: ContenderName
+    /// Untimed setup in a fresh scratch folder: creates files, loads objects,
+    /// and returns the timed part with its check.
+    let prepare: (Scratch) throws -> Trial
+}
+
+/// The prepared work of one contender in one round.
+struct Trial {
+    /// The timed part.
+    let run: () throws -> Void
+    /// Untimed, after `run`: throws `CheckFailure` when the work was wrong.
+    let check: () throws -> Void
+}
+
+/// How big the workloads are: the issue's sizes, or tiny ones for `--smoke`.
+struct Scale: Codable {
+    /// Rows (objects) for workloads 1, 2, 3 and 5.
+    var rows: Int
+    /// Distinct objects looked up per repetition in workload 4.
+    var lookups: Int
+    /// Repetitions of the lookups in workload 4.
+    var lookupRepetitions: Int
+    /// Property writes in workload 10.
+    var propertySets: Int
+
+    static let full = Scale(rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000)
+    static let smoke = Scale(rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000)
+
+    /// Scales every size in proportion to a new row count.
+    func withRows(_ rows: Int) -> Scale {
+        var copy = self
+        copy.rows = rows
+        copy.lookups = min(lookups, rows)
+        return copy
+    }
+}
