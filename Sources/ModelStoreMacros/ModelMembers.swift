@@ -10,7 +10,7 @@ struct ModelMembers {
     let properties: [PersistedProperty]
 
     var declarations: [DeclSyntax] {
-        [modelState, rowInitializer, propertyTable, accessFunction, withMutationFunction]
+        [modelState, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
     }
 
     private var modelState: DeclSyntax {
@@ -28,6 +28,24 @@ struct ModelMembers {
         let body = CodeBlockItemListSyntax(assignments.map { $0.with(\.leadingTrivia, .newline) })
         return """
             public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
+            }
+            """
+    }
+
+    /// Binds one persisted property's value, by ordinal, to a statement
+    /// parameter: the save pipeline's fast path, which reads the backing field
+    /// directly instead of applying a key path.
+    private var bindFunction: DeclSyntax {
+        let cases = properties.map { property -> String in
+            "case \(property.ordinal):\n"
+                + "try statement.bindValue(self._\(property.name), as: (\(property.type.trimmedDescription)).self, at: index)"
+        }
+        let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
+        return """
+            public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+            switch ordinal {
+            \(raw: body)
+            }
             }
             """
     }

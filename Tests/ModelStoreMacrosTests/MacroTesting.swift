@@ -45,6 +45,13 @@ func emptyModelMembers(_ type: String) -> String {
         public required init(_$row row: ModelStore.PersistentRow) throws {
         }
 
+        public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+            switch ordinal {
+            default:
+                break
+            }
+        }
+
         public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
             []
         }

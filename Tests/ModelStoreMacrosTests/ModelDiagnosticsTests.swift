@@ -333,6 +333,17 @@ struct ModelDiagnosticsTests {
                         self._nights = try row.value(at: 1, as: (Int).self)
                     }
 
+                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                        switch ordinal {
+                        case 0:
+                            try statement.bindValue(self._name, as: (String).self, at: index)
+                        case 1:
+                            try statement.bindValue(self._nights, as: (Int).self, at: index)
+                        default:
+                            break
+                        }
+                    }
+
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
                             ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [], originalName: nil),

@@ -55,6 +55,27 @@ struct ModelMacroTests {
                         self._notes = try row.value(at: 6, as: (String?).self)
                     }
 
+                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                        switch ordinal {
+                        case 0:
+                            try statement.bindValue(self._name, as: (String).self, at: index)
+                        case 1:
+                            try statement.bindValue(self._destination, as: (String).self, at: index)
+                        case 2:
+                            try statement.bindValue(self._startDate, as: (Date).self, at: index)
+                        case 3:
+                            try statement.bindValue(self._budget, as: (Budget?).self, at: index)
+                        case 4:
+                            try statement.bindValue(self._tags, as: ([String]).self, at: index)
+                        case 5:
+                            try statement.bindValue(self._status, as: (Status).self, at: index)
+                        case 6:
+                            try statement.bindValue(self._notes, as: (String?).self, at: index)
+                        default:
+                            break
+                        }
+                    }
+
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
                             ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [.unique], originalName: nil),
@@ -187,6 +208,29 @@ struct ModelMacroTests {
                         self._legacy = try row.value(at: 7, as: (String?).self)
                     }
 
+                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                        switch ordinal {
+                        case 0:
+                            try statement.bindValue(self._count, as: (Int).self, at: index)
+                        case 1:
+                            try statement.bindValue(self._ratio, as: (Double).self, at: index)
+                        case 2:
+                            try statement.bindValue(self._title, as: (String).self, at: index)
+                        case 3:
+                            try statement.bindValue(self._label, as: (String).self, at: index)
+                        case 4:
+                            try statement.bindValue(self._isOn, as: (Bool).self, at: index)
+                        case 5:
+                            try statement.bindValue(self._floor, as: (Int).self, at: index)
+                        case 6:
+                            try statement.bindValue(self._delta, as: (Double).self, at: index)
+                        case 7:
+                            try statement.bindValue(self._legacy, as: (String?).self, at: index)
+                        default:
+                            break
+                        }
+                    }
+
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
                             ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil),
@@ -236,6 +280,17 @@ struct ModelMacroTests {
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
                         self._default = try row.value(at: 1, as: (Int).self)
+                    }
+
+                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                        switch ordinal {
+                        case 0:
+                            try statement.bindValue(self._data, as: (Data).self, at: index)
+                        case 1:
+                            try statement.bindValue(self._default, as: (Int).self, at: index)
+                        default:
+                            break
+                        }
                     }
 
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {

@@ -28,7 +28,7 @@ extension ModelContext {
         guard state.owner === self, state.lifecycle == .persisted || state.lifecycle == .deleted,
             let property = state.table?.entity.properties.first(where: { $0.keyPath == keyPath })
         else { return nil }
-        if state.dirty.contains(property.ordinal), let committed = state.committedValues[property.ordinal] {
+        if state.dirty.contains(property.ordinal), let committed = state.committedValue(for: property.ordinal) {
             return committed as? Value
         }
         return model[keyPath: keyPath]

@@ -90,7 +90,7 @@ extension ModelContext {
             if let permanent = permanentIdentifiers[identifier] {
                 identifier = permanent
             } else {
-                return inserted.models.first { $0._$modelState.identifier == identifier }
+                return inserted.models.first { $0._$modelState.temporaryIdentifier == identifier }
             }
         }
         guard identifier.storeIdentifier == store.identifier, let rowID = identifier.rowID,
@@ -109,7 +109,10 @@ extension ModelContext {
     }
 
     private func fetchOne<T: PersistentModel>(_ type: T.Type, table: EntityTable, rowID: Int64) throws -> T? {
-        try fetchRows(type, table: table, sql: table.selectByKeySQL) { try $0.bind(rowID, at: 1) }.first
+        let statement = try statements.statement(.selectByKey, for: table, on: connection()) { table.selectByKeySQL }
+        defer { statement.reset() }
+        try statement.bind(rowID, at: 1)
+        return try readRows(type, table: table, from: statement).first
     }
 
     // MARK: Reading rows
@@ -127,6 +130,11 @@ extension ModelContext {
         let statement = try connection().cachedStatement(sql)
         defer { statement.reset() }
         try bind(statement)
+        return try readRows(type, table: table, from: statement)
+    }
+
+    /// Steps through a bound SELECT of `table.selectSQL`'s columns.
+    private func readRows<T: PersistentModel>(_ type: T.Type, table: EntityTable, from statement: Statement) throws -> [T] {
         var results: [T] = []
         while try statement.step() {
             let rowID = statement.int64(at: 0)
@@ -141,7 +149,7 @@ extension ModelContext {
             state.owner = self
             state.table = table
             state.lifecycle = .persisted
-            state.identifier = .permanent(entityName: table.name, storeIdentifier: store.identifier, rowID: rowID)
+            state.rowID = rowID
             register(model, table: table, rowID: rowID)
             results.append(model)
         }

@@ -69,12 +69,16 @@ extension ModelContext {
 
     private func writeInsert(_ model: any PersistentModel, connection: Connection) throws -> Int64 {
         let table = try table(of: model)
-        let statement = try connection.cachedStatement(table.insertSQL)
+        let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
         defer { statement.reset() }
-        for property in table.entity.properties {
-            try bind(property, of: model, table: table, row: nil, to: statement, at: Int32(property.ordinal + 1))
+        for ordinal in table.entity.attributes.indices {
+            try bind(ordinal, of: model, table: table, row: nil, to: statement, at: Int32(ordinal + 1))
         }
         do {
+            if !table.insertReturnsKey {
+                try statement.run()
+                return connection.lastInsertRowID
+            }
             guard try statement.step() else {
                 throw ModelStoreError.saveFailed(
                     entity: table.name, row: nil,
@@ -89,25 +93,19 @@ extension ModelContext {
     private func writeUpdate(_ model: any PersistentModel, connection: Connection) throws {
         let state = model._$modelState
         let table = try table(of: model)
-        guard let rowID = state.rowID else { return }
-        let ordinals = state.dirty.ordinals
-        guard !ordinals.isEmpty else { return }
-        let shape = UpdateShape(table: ObjectIdentifier(table), ordinals: ordinals)
-        let sql: String
-        if let cached = updateSQLCache[shape] {
-            sql = cached
-        } else {
-            sql = table.updateSQL(ordinals: ordinals)
-            updateSQLCache[shape] = sql
+        guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
+        let changed = state.dirty
+        let statement = try statements.statement(.update(changed), for: table, on: connection) {
+            table.updateSQL(ordinals: changed)
         }
-        let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
-        let properties = table.entity.properties
-        for (index, ordinal) in ordinals.enumerated() {
-            try bind(properties[ordinal], of: model, table: table, row: rowID, to: statement, at: Int32(index + 1))
+        var index: Int32 = 1
+        for ordinal in changed {
+            try bind(ordinal, of: model, table: table, row: rowID, to: statement, at: index)
+            index += 1
         }
         do {
-            try statement.bind(rowID, at: Int32(ordinals.count + 1))
+            try statement.bind(rowID, at: index)
             try statement.run()
         } catch {
             throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
@@ -120,8 +118,9 @@ extension ModelContext {
     private func writeDelete(_ model: any PersistentModel, connection: Connection) throws {
         let table = try table(of: model)
         guard let rowID = model._$modelState.rowID else { return }
+        let statement = try statements.statement(.delete, for: table, on: connection) { table.deleteSQL }
+        defer { statement.reset() }
         do {
-            let statement = try connection.cachedStatement(table.deleteSQL)
             try statement.bind(rowID, at: 1)
             try statement.run()
         } catch {
@@ -130,14 +129,15 @@ extension ModelContext {
     }
 
     private func bind(
-        _ property: PropertyMetadata, of model: any PersistentModel, table: EntityTable, row: Int64?,
-        to statement: Statement, at index: Int32
+        _ ordinal: Int, of model: any PersistentModel, table: EntityTable, row: Int64?, to statement: Statement,
+        at index: Int32
     ) throws {
         do {
-            try property.accessor.encode(model, into: statement, at: index)
+            try model._$bindValue(ordinal, to: statement, at: index)
         } catch let failure as ValueCodingFailure {
             throw ModelStoreError.invalidValue(
-                entity: table.name, property: property.name, row: row, reason: failure.reason, path: store.path)
+                entity: table.name, property: table.entity.attributes[ordinal].name, row: row, reason: failure.reason,
+                path: store.path)
         }
     }
 
@@ -148,11 +148,12 @@ extension ModelContext {
     private func didInsert(_ model: any PersistentModel, rowID: Int64) {
         let state = model._$modelState
         guard let table = state.table else { return }
-        let temporary = state.identifier
-        let permanent = PersistentIdentifier.permanent(entityName: table.name, storeIdentifier: store.identifier, rowID: rowID)
-        if let temporary { permanentIdentifiers[temporary] = permanent }
-        state.identifier = permanent
+        state.rowID = rowID
         state.markClean()
+        if let temporary = state.temporaryIdentifier {
+            // Only an identifier somebody asked for can be looked up later.
+            permanentIdentifiers[temporary] = model.persistentModelID
+        }
         if let existing = registered(table, rowID: rowID), existing !== model {
             let existingState = existing._$modelState
             existingState.isApplyingStoredValues = true
@@ -163,7 +164,6 @@ extension ModelContext {
             existingState.markClean()
             changed.remove(existing)
             state.owner = nil
-            state.table = nil
             state.lifecycle = .detached
             return
         }

@@ -36,7 +36,6 @@ public final class ModelContext {
 
     /// One row, one object: clean objects by row, held weakly.
     var identityMap: [RowKey: WeakModel] = [:]
-    private var identityMapSweepThreshold = 1024
     /// Inserted objects not yet saved, in insertion order.
     var inserted = OrderedModels()
     /// Persisted objects with changed properties.
@@ -45,8 +44,8 @@ public final class ModelContext {
     var deleted = OrderedModels()
     /// Temporary identifiers of saved objects, for `model(for:)`.
     var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
-    /// UPDATE statements' SQL per entity and set of changed properties.
-    var updateSQLCache: [UpdateShape: String] = [:]
+    /// Prepared statements per entity and purpose.
+    var statements = StatementCache()
 
     /// Creates a context for the container's store.
     public init(_ container: ModelContainer) {
@@ -123,7 +122,6 @@ public final class ModelContext {
 
     func detach(_ state: ModelState) {
         state.owner = nil
-        state.table = nil
         state.lifecycle = .detached
         state.markClean()
     }
@@ -134,20 +132,15 @@ public final class ModelContext {
         identityMap[RowKey(table: table, rowID: rowID)]?.model
     }
 
+    /// Registers an object as its row's object. The entry goes away when the
+    /// object is freed (see `modelStateWillDeinit`); until then the weak
+    /// reference reads nil for an object that is being freed.
     func register(_ model: any PersistentModel, table: EntityTable, rowID: Int64) {
         identityMap[RowKey(table: table, rowID: rowID)] = WeakModel(model: model)
-        if identityMap.count > identityMapSweepThreshold { sweepIdentityMap() }
     }
 
     func unregister(_ table: EntityTable, rowID: Int64) {
         identityMap[RowKey(table: table, rowID: rowID)] = nil
-    }
-
-    /// Drops entries whose objects were freed. Runs when the map has doubled
-    /// since the last sweep, so its cost per registration stays constant.
-    private func sweepIdentityMap() {
-        identityMap = identityMap.filter { $0.value.model != nil }
-        identityMapSweepThreshold = max(1024, identityMap.count * 2)
     }
 
     // MARK: Autosave
@@ -171,6 +164,13 @@ public final class ModelContext {
 }
 
 extension ModelContext: ModelStateOwner {
+    func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
+        let key = RowKey(table: table, rowID: rowID)
+        // Another object may already stand for the row (the freed one was
+        // replaced); only a dead entry is removed.
+        if let entry = identityMap[key], entry.model == nil { identityMap[key] = nil }
+    }
+
     func modelDidBecomeDirty(_ model: any PersistentModel) {
         if model._$modelState.lifecycle == .persisted || model._$modelState.lifecycle == .deleted {
             changed.append(model)
@@ -207,12 +207,6 @@ struct RowKey: Hashable {
 
 struct WeakModel {
     weak var model: (any PersistentModel)?
-}
-
-/// An UPDATE statement's shape: the entity and which columns it sets.
-struct UpdateShape: Hashable {
-    let table: ObjectIdentifier
-    let ordinals: [Int]
 }
 
 /// Objects in the order they were added, with O(1) membership and removal.

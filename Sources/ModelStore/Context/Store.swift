@@ -31,16 +31,6 @@ final class Store: Sendable {
         try schema.validate()
         self.configuration = configuration
         self.schema = schema
-        var byName: [String: EntityTable] = [:]
-        var byType: [ObjectIdentifier: EntityTable] = [:]
-        for entity in schema.entities {
-            let table = EntityTable(entity: entity)
-            byName[entity.name] = table
-            if let type = entity.modelType { byType[ObjectIdentifier(type)] = table }
-        }
-        tablesByName = byName
-        tablesByType = byType
-
         let connection: Connection
         if configuration.isStoredInMemoryOnly {
             location = "file:modelstore-\(UUID().uuidString)?mode=memory&cache=shared"
@@ -53,7 +43,17 @@ final class Store: Sendable {
             memoryAnchor = nil
             connection = try Store.openFile(configuration)
         }
-        identifier = try StoreBootstrap(connection: connection, schema: schema, configuration: configuration).run()
+        let identifier = try StoreBootstrap(connection: connection, schema: schema, configuration: configuration).run()
+        self.identifier = identifier
+        var byName: [String: EntityTable] = [:]
+        var byType: [ObjectIdentifier: EntityTable] = [:]
+        for entity in schema.entities {
+            let table = EntityTable(entity: entity, storeIdentifier: identifier)
+            byName[entity.name] = table
+            if let type = entity.modelType { byType[ObjectIdentifier(type)] = table }
+        }
+        tablesByName = byName
+        tablesByType = byType
     }
 
     /// A new connection for a context.

@@ -17,7 +17,7 @@
 /// ```
 @attached(
     member,
-    names: named(_$modelState), named(init(_$row:)), named(_$persistentProperties), named(access),
+    names: named(_$modelState), named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
     named(withMutation))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)

@@ -18,11 +18,14 @@ protocol ModelStateOwner: AnyObject {
     /// Called once when an object's first property becomes dirty since the
     /// last save, so that the context keeps the object until it is saved.
     func modelDidBecomeDirty(_ model: any PersistentModel)
+    /// Called when the state of a saved object is freed, which happens while
+    /// its object is freed, so that the context forgets the row's entry.
+    func modelStateWillDeinit(table: EntityTable, rowID: Int64)
 }
 
 /// The per-object state that `@Model` embeds in every model class
 /// (`_$modelState`): the observation registrar, the link to the owning
-/// context, the identifier, and the change-tracking bits.
+/// context, the row, and the change-tracking bits.
 ///
 /// Dirty tracking is a bit set indexed by property ordinal; the value a
 /// property had when it was last saved is kept only for properties that
@@ -32,14 +35,23 @@ public final class ModelState {
     public let registrar = ObservationRegistrar()
 
     weak var owner: (any ModelStateOwner)?
+    /// The entity's table; kept after the object leaves its context, so that
+    /// a saved object keeps its identifier.
     var table: EntityTable?
     var lifecycle: ModelLifecycle = .detached
-    /// The identifier; temporary until saved. Created on first request for
-    /// detached objects.
-    var identifier: PersistentIdentifier?
-    var dirty = PropertyBitSet()
-    /// The last saved value of each changed property of a persisted object.
-    var committedValues: [Int: Any] = [:]
+    /// The row's key once the object is saved.
+    var rowID: Int64?
+    /// The identifier before the object is saved; made on first request.
+    var temporaryIdentifier: PersistentIdentifier?
+    // Read on every tracked write; unchecked exclusivity because the state is
+    // confined to its context's isolation domain and the bit set is never
+    // accessed re-entrantly.
+    @usableFromInline @exclusivity(unchecked) var dirty = PropertyBitSet()
+    /// The last saved value of the first changed property, inline: most saves
+    /// change one property per object, and then no dictionary is allocated.
+    private var firstCommitted: (ordinal: Int, value: Any)?
+    /// The last saved values of the other changed properties.
+    private var moreCommitted: [Int: Any] = [:]
     /// Set while the context writes values back (rollback, merge), so that the
     /// writes do not count as changes.
     var isApplyingStoredValues = false
@@ -47,35 +59,60 @@ public final class ModelState {
     /// Creates the state of a new object; `@Model` calls it.
     public init() {}
 
-    var rowID: Int64? { identifier?.rowID }
+    deinit {
+        if let owner, let table, let rowID { owner.modelStateWillDeinit(table: table, rowID: rowID) }
+    }
 
     /// Records that property `ordinal` is about to change from `old`.
-    @inline(__always)
     func propertyWillChange<Value>(_ ordinal: Int, from old: Value, of model: some PersistentModel) {
         // The bit test comes first: it is the common case for an object that
         // is already dirty, and it is cheaper than loading the weak owner.
         guard !dirty.contains(ordinal), !isApplyingStoredValues, let owner else { return }
         let wasClean = dirty.isEmpty
         dirty.insert(ordinal)
-        if lifecycle == .persisted { committedValues[ordinal] = old }
+        if lifecycle == .persisted { setCommittedValue(old, for: ordinal) }
         if wasClean { owner.modelDidBecomeDirty(model) }
+    }
+
+    private func setCommittedValue(_ value: Any, for ordinal: Int) {
+        if firstCommitted == nil {
+            firstCommitted = (ordinal, value)
+        } else {
+            moreCommitted[ordinal] = value
+        }
+    }
+
+    /// The last saved value of changed property `ordinal`, if it changed.
+    func committedValue(for ordinal: Int) -> Any? {
+        if let firstCommitted, firstCommitted.ordinal == ordinal { return firstCommitted.value }
+        return moreCommitted[ordinal]
+    }
+
+    /// Every changed property's last saved value.
+    var committedValues: [(ordinal: Int, value: Any)] {
+        (firstCommitted.map { [$0] } ?? []) + moreCommitted.map { (ordinal: $0.key, value: $0.value) }
     }
 
     /// Forgets all changes: the object's values are now the saved ones.
     func markClean() {
         dirty = PropertyBitSet()
-        committedValues.removeAll(keepingCapacity: false)
+        firstCommitted = nil
+        if !moreCommitted.isEmpty { moreCommitted = [:] }
     }
 }
 
 /// A set of property ordinals. Models rarely have more than 64 stored
 /// properties, so the first 64 live inline and only larger models allocate.
-struct PropertyBitSet: Equatable, Sendable {
-    private var low: UInt64 = 0
-    private var high: [UInt64] = []
+@usableFromInline
+struct PropertyBitSet: Hashable, Sendable, Sequence {
+    @usableFromInline var low: UInt64 = 0
+    @usableFromInline var high: [UInt64] = []
+
+    init() {}
 
     var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
 
+    @inlinable
     func contains(_ ordinal: Int) -> Bool {
         if ordinal < 64 { return low & (1 << UInt64(ordinal)) != 0 }
         let word = ordinal / 64 - 1
@@ -92,21 +129,36 @@ struct PropertyBitSet: Equatable, Sendable {
         high[word] |= 1 << UInt64(ordinal % 64)
     }
 
+    /// The number of ordinals in the set.
+    var count: Int { low.nonzeroBitCount + high.reduce(0) { $0 + $1.nonzeroBitCount } }
+
     /// The ordinals in ascending order.
-    var ordinals: [Int] {
-        var result: [Int] = []
-        var bits = low
-        while bits != 0 {
-            result.append(bits.trailingZeroBitCount)
-            bits &= bits - 1
+    var ordinals: [Int] { Array(self) }
+
+    @usableFromInline
+    struct Iterator: IteratorProtocol {
+        private var words: [UInt64]
+        private var wordIndex = 0
+        private var bits: UInt64
+
+        init(_ set: PropertyBitSet) {
+            words = set.high
+            bits = set.low
         }
-        for (index, word) in high.enumerated() {
-            var bits = word
-            while bits != 0 {
-                result.append((index + 1) * 64 + bits.trailingZeroBitCount)
-                bits &= bits - 1
+
+        @usableFromInline
+        mutating func next() -> Int? {
+            while bits == 0 {
+                guard wordIndex < words.count else { return nil }
+                bits = words[wordIndex]
+                wordIndex += 1
             }
+            let ordinal = wordIndex * 64 + bits.trailingZeroBitCount
+            bits &= bits - 1
+            return ordinal
         }
-        return result
     }
+
+    @usableFromInline
+    func makeIterator() -> Iterator { Iterator(self) }
 }

@@ -130,6 +130,9 @@ final class Connection {
         statementObserver?(sql)
     }
 
+    /// The key of the row the last successful INSERT added.
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 

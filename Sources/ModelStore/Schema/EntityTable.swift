@@ -2,21 +2,29 @@
 /// once per container and shared by every context and object of the entity.
 final class EntityTable: Sendable {
     let entity: Schema.Entity
+    /// The identifier of the store the table is in, part of every object's
+    /// `PersistentIdentifier`.
+    let storeIdentifier: String
     /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE).
     let selectSQL: String
     /// Selects one row by primary key.
     let selectByKeySQL: String
-    /// Inserts every attribute and returns the row's key. For an entity with
-    /// unique attributes it is an upsert: a conflicting row is updated instead,
-    /// and its key returned, as SwiftData does for `.unique`.
+    /// Inserts every attribute. For an entity with unique attributes it is an
+    /// upsert that returns the row's key: a conflicting row is updated
+    /// instead, as SwiftData does for `.unique`.
     let insertSQL: String
+    /// True when `insertSQL` returns the row's key (an upsert). Otherwise the
+    /// key is `sqlite3_last_insert_rowid`: RETURNING makes SQLite collect the
+    /// returned rows in a temporary table, which costs more than the insert.
+    let insertReturnsKey: Bool
     let deleteSQL: String
     let countSQL: String
 
     var name: String { entity.name }
 
-    init(entity: Schema.Entity) {
+    init(entity: Schema.Entity, storeIdentifier: String) {
         self.entity = entity
+        self.storeIdentifier = storeIdentifier
         let table = quoteIdentifier(entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
         selectSQL = SchemaSQL.selectAll(entity)
@@ -29,21 +37,22 @@ final class EntityTable: Sendable {
             let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         }
-        if entity.attributes.contains(where: \.isUnique) {
+        insertReturnsKey = entity.attributes.contains(where: \.isUnique)
+        if insertReturnsKey {
             // The conflict target may be omitted on the last ON CONFLICT clause
             // (SQLite 3.35+): any unique column that conflicts turns the insert
-            // into an update of that row.
+            // into an update of that row, whose key RETURNING gives.
             let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            insert += " ON CONFLICT DO UPDATE SET \(assignments)"
+            insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key)"
         }
-        insertSQL = insert + " RETURNING \(key)"
+        insertSQL = insert
         deleteSQL = "DELETE FROM \(table) WHERE \(key) = ?"
         countSQL = "SELECT count(*) FROM \(table)"
     }
 
     /// `UPDATE "Entity" SET a = ?, c = ? WHERE _pk = ?` for the given ordinals,
     /// in ascending order. One statement shape per set of changed properties.
-    func updateSQL(ordinals: [Int]) -> String {
+    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals) -> String {
         let assignments = ordinals.map { "\(quoteIdentifier(entity.attributes[$0].name)) = ?" }
         return "UPDATE \(quoteIdentifier(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
     }
