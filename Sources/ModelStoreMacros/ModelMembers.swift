@@ -70,7 +70,7 @@ struct ModelMembers {
     private var accessFunction: DeclSyntax {
         """
         internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
-        _$modelState.registrar.access(self, keyPath: keyPath)
+        _$modelState.access(self, keyPath: keyPath)
         }
         """
     }
@@ -78,7 +78,7 @@ struct ModelMembers {
     private var withMutationFunction: DeclSyntax {
         """
         internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
         """
     }

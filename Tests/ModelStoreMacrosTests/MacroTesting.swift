@@ -57,11 +57,11 @@ func emptyModelMembers(_ type: String) -> String {
         }
 
         internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
-            _$modelState.registrar.access(self, keyPath: keyPath)
+            _$modelState.access(self, keyPath: keyPath)
         }
 
         internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-            try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+            try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
     """
 }

@@ -352,11 +352,11 @@ struct ModelDiagnosticsTests {
                     }
 
                     internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
-                        _$modelState.registrar.access(self, keyPath: keyPath)
+                        _$modelState.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
 

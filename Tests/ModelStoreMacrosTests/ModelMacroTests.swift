@@ -89,11 +89,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
-                        _$modelState.registrar.access(self, keyPath: keyPath)
+                        _$modelState.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
 
@@ -245,11 +245,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<Member>(keyPath: KeyPath<Counter, Member>) {
-                        _$modelState.registrar.access(self, keyPath: keyPath)
+                        _$modelState.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Counter, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
 
@@ -301,11 +301,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<Member>(keyPath: KeyPath<Photo, Member>) {
-                        _$modelState.registrar.access(self, keyPath: keyPath)
+                        _$modelState.access(self, keyPath: keyPath)
                     }
 
                     internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Photo, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
-                        try _$modelState.registrar.withMutation(of: self, keyPath: keyPath, mutation)
+                        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
 

@@ -135,13 +135,17 @@ extension ModelContext {
 
     /// Steps through a bound SELECT of `table.selectSQL`'s columns.
     private func readRows<T: PersistentModel>(_ type: T.Type, table: EntityTable, from statement: Statement) throws -> [T] {
-        var results: [T] = []
+        let registry = registry(for: table)
+        // Collected as AnyObject and converted once at the end: appending to
+        // an [T] inside a generic function looks up Array<T>'s metadata on
+        // every append.
+        var objects: [AnyObject] = []
         while try statement.step() {
             let rowID = statement.int64(at: 0)
-            if let existing = registered(table, rowID: rowID) {
+            if let existing = registry.objects[rowID]?.model {
                 // Another class registered for the same row would be a schema
                 // bug; skipping it is safer than returning the wrong type.
-                if let existing = existing as? T { results.append(existing) }
+                if existing is T { objects.append(existing) }
                 continue
             }
             let model = try T(_$row: PersistentRow(statement: statement, table: table))
@@ -150,10 +154,10 @@ extension ModelContext {
             state.table = table
             state.lifecycle = .persisted
             state.rowID = rowID
-            register(model, table: table, rowID: rowID)
-            results.append(model)
+            registry.objects[rowID] = WeakModel(model: model)
+            objects.append(model)
         }
-        return results
+        return objects.map { unsafeDowncast($0, to: T.self) }
     }
 
     private func pendingInserted<T: PersistentModel>(_ type: T.Type) -> [T] {

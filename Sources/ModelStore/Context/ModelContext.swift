@@ -34,8 +34,8 @@ public final class ModelContext {
     var store: Store { container.store }
     private var connectionStorage: Connection?
 
-    /// One row, one object: clean objects by row, held weakly.
-    var identityMap: [RowKey: WeakModel] = [:]
+    /// One row, one object: per entity, the objects by row key, held weakly.
+    var identityMap: [ObjectIdentifier: RowRegistry] = [:]
     /// Inserted objects not yet saved, in insertion order.
     var inserted = OrderedModels()
     /// Persisted objects with changed properties.
@@ -128,19 +128,27 @@ public final class ModelContext {
 
     // MARK: Identity map
 
+    /// The registry of one entity's objects, made on first use.
+    func registry(for table: EntityTable) -> RowRegistry {
+        if let registry = identityMap[ObjectIdentifier(table)] { return registry }
+        let registry = RowRegistry()
+        identityMap[ObjectIdentifier(table)] = registry
+        return registry
+    }
+
     func registered(_ table: EntityTable, rowID: Int64) -> (any PersistentModel)? {
-        identityMap[RowKey(table: table, rowID: rowID)]?.model
+        identityMap[ObjectIdentifier(table)]?.objects[rowID]?.model
     }
 
     /// Registers an object as its row's object. The entry goes away when the
     /// object is freed (see `modelStateWillDeinit`); until then the weak
     /// reference reads nil for an object that is being freed.
     func register(_ model: any PersistentModel, table: EntityTable, rowID: Int64) {
-        identityMap[RowKey(table: table, rowID: rowID)] = WeakModel(model: model)
+        registry(for: table).objects[rowID] = WeakModel(model: model)
     }
 
     func unregister(_ table: EntityTable, rowID: Int64) {
-        identityMap[RowKey(table: table, rowID: rowID)] = nil
+        identityMap[ObjectIdentifier(table)]?.objects[rowID] = nil
     }
 
     // MARK: Autosave
@@ -165,10 +173,10 @@ public final class ModelContext {
 
 extension ModelContext: ModelStateOwner {
     func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
-        let key = RowKey(table: table, rowID: rowID)
+        guard let registry = identityMap[ObjectIdentifier(table)] else { return }
         // Another object may already stand for the row (the freed one was
         // replaced); only a dead entry is removed.
-        if let entry = identityMap[key], entry.model == nil { identityMap[key] = nil }
+        if let entry = registry.objects[rowID], entry.model == nil { registry.objects[rowID] = nil }
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel) {
@@ -194,15 +202,10 @@ extension PersistentModel {
     public var modelContext: ModelContext? { _$modelState.owner as? ModelContext }
 }
 
-/// A row of one entity's table: the identity map's key.
-struct RowKey: Hashable {
-    let table: ObjectIdentifier
-    let rowID: Int64
-
-    init(table: EntityTable, rowID: Int64) {
-        self.table = ObjectIdentifier(table)
-        self.rowID = rowID
-    }
+/// One entity's registered objects by row key. A class, so that a fetch
+/// looks it up once and then works on its dictionary in place.
+final class RowRegistry {
+    var objects: [Int64: WeakModel] = [:]
 }
 
 struct WeakModel {

@@ -31,8 +31,48 @@ protocol ModelStateOwner: AnyObject {
 /// property had when it was last saved is kept only for properties that
 /// changed, so tracking costs nothing for objects that are only read.
 public final class ModelState {
-    /// The Observation registrar that the generated accessors report to.
-    public let registrar = ObservationRegistrar()
+    /// The Observation registrar, made when a property is first read.
+    ///
+    /// Making a registrar allocates (about a thousand instructions), which
+    /// would be most of the cost of fetching an object. Observers can only
+    /// register by reading a property, so an object whose properties were
+    /// never read has no observers, and its writes need not notify anyone.
+    @usableFromInline var lazyRegistrar: ObservationRegistrar?
+
+    /// The object's Observation registrar.
+    public var registrar: ObservationRegistrar {
+        if let lazyRegistrar { return lazyRegistrar }
+        let registrar = ObservationRegistrar()
+        lazyRegistrar = registrar
+        return registrar
+    }
+
+    /// Reports a read of `keyPath` to Observation; called by generated getters.
+    @inlinable
+    public func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        registrar.access(subject, keyPath: keyPath)
+    }
+
+    /// Runs a write of `keyPath`, telling observers; called by generated setters.
+    @inlinable
+    public func withMutation<Subject: Observable, Member, Result>(
+        of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> Result
+    ) rethrows -> Result {
+        guard let lazyRegistrar else { return try mutation() }
+        return try lazyRegistrar.withMutation(of: subject, keyPath: keyPath, mutation)
+    }
+
+    /// Tells observers that `keyPath` will change in place.
+    @inlinable
+    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        lazyRegistrar?.willSet(subject, keyPath: keyPath)
+    }
+
+    /// Tells observers that `keyPath` changed in place.
+    @inlinable
+    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        lazyRegistrar?.didSet(subject, keyPath: keyPath)
+    }
 
     weak var owner: (any ModelStateOwner)?
     /// The entity's table; kept after the object leaves its context, so that

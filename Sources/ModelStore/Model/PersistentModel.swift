@@ -90,12 +90,12 @@ extension PersistentModel {
     /// Called by a generated `_modify` accessor before an in-place mutation.
     public func _$willModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
         _$recordChange(ordinal, from: current)
-        _$modelState.registrar.willSet(self, keyPath: keyPath)
+        _$modelState.willSet(self, keyPath: keyPath)
     }
 
     /// Called by a generated `_modify` accessor after an in-place mutation.
     public func _$didModify<Value>(keyPath: KeyPath<Self, Value>) {
-        _$modelState.registrar.didSet(self, keyPath: keyPath)
+        _$modelState.didSet(self, keyPath: keyPath)
     }
 
     /// Marks property `ordinal` dirty, keeping `old` as its committed value.
