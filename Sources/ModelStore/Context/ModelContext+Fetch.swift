@@ -84,27 +84,29 @@ extension ModelContext {
         registeredObject(for: persistentModelID) as? T
     }
 
-    private func registeredObject(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
-        var identifier = identifier
-        if identifier.isTemporary {
-            if let permanent = permanentIdentifiers[identifier] {
-                identifier = permanent
-            } else {
-                return inserted.models.first { $0._$modelState.temporaryIdentifier == identifier }
-            }
-        }
-        guard identifier.storeIdentifier == store.identifier, let rowID = identifier.rowID,
-            let table = store.table(named: identifier.entityName)
+    /// The table and row an identifier names in this context's store; for a
+    /// temporary identifier, the row its object was saved to. Nil for an
+    /// identifier of another store or of an object not saved yet.
+    private func row(of identifier: PersistentIdentifier) -> (table: EntityTable, rowID: Int64)? {
+        let permanent = identifier.isTemporary ? permanentIdentifiers[identifier] : identifier
+        guard let permanent, permanent.storeIdentifier == store.identifier, let rowID = permanent.rowID,
+            let table = store.table(named: permanent.entityName)
         else { return nil }
+        return (table, rowID)
+    }
+
+    private func registeredObject(for identifier: PersistentIdentifier) -> (any PersistentModel)? {
+        guard let (table, rowID) = row(of: identifier) else {
+            guard identifier.isTemporary else { return nil }
+            return inserted.models.first { $0._$modelState.temporaryIdentifier == identifier }
+        }
         return registered(table, rowID: rowID)
     }
 
     private func existingModel(for identifier: PersistentIdentifier) throws -> (any PersistentModel)? {
-        if let model = registeredObject(for: identifier) { return model }
-        let permanent = permanentIdentifiers[identifier] ?? identifier
-        guard permanent.storeIdentifier == store.identifier, let rowID = permanent.rowID,
-            let table = store.table(named: permanent.entityName), let type = table.entity.persistentModelType
-        else { return nil }
+        guard let (table, rowID) = row(of: identifier) else { return registeredObject(for: identifier) }
+        if let model = registered(table, rowID: rowID) { return model }
+        guard let type = store.modelType(of: table) else { return nil }
         return try fetchOne(type, table: table, rowID: rowID)
     }
 
@@ -112,7 +114,8 @@ extension ModelContext {
         let statement = try statements.statement(.selectByKey, for: table, on: connection()) { table.selectByKeySQL }
         defer { statement.reset() }
         try statement.bind(rowID, at: 1)
-        return try readRows(type, table: table, from: statement).first
+        guard try statement.step() else { return nil }
+        return try materialize(type, table: table, registry: registry(for: table), from: statement)
     }
 
     // MARK: Reading rows
@@ -140,27 +143,34 @@ extension ModelContext {
         // function would look up Array<T>'s metadata on every append.
         var objects: [AnyObject] = []
         while try statement.step() {
-            let rowID = statement.int64(at: 0)
-            if let existing = registry.objects[rowID]?.model {
-                // Another class registered for the same row would be a schema
-                // bug; skipping it is safer than returning the wrong type.
-                if existing is T { objects.append(existing) }
-                continue
+            if let model = try materialize(type, table: table, registry: registry, from: statement) {
+                objects.append(model)
             }
-            let model = try T(_$row: PersistentRow(statement: statement, table: table))
-            let state = model._$modelState
-            state.owner = self
-            state.table = table
-            state.lifecycle = .persisted
-            state.rowID = rowID
-            registry.objects[rowID] = WeakModel(model: model)
-            objects.append(model)
         }
         // Every element is a T (made by T's initializer, or checked with
         // `is T`), and T is a class: an array of class references has the same
         // layout whatever the class, so the array is reinterpreted in O(1)
         // instead of being copied element by element.
         return unsafeBitCast(objects, to: [T].self)
+    }
+
+    /// The object for the statement's current row: the registered one, or a
+    /// new one read from the row and registered. Nil when another class is
+    /// registered for the row, which would be a schema bug; skipping it is
+    /// safer than returning an object of the wrong type.
+    private func materialize<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, registry: RowRegistry, from statement: Statement
+    ) throws -> T? {
+        let rowID = statement.int64(at: 0)
+        if let existing = registry.objects[rowID]?.model { return existing as? T }
+        let model = try T(_$row: PersistentRow(statement: statement, table: table))
+        let state = model._$modelState
+        state.owner = self
+        state.table = table
+        state.lifecycle = .persisted
+        state.rowID = rowID
+        registry.objects[rowID] = WeakModel(model: model)
+        return model
     }
 
     private func pendingInserted<T: PersistentModel>(_ type: T.Type) -> [T] {

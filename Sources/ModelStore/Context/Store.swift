@@ -19,6 +19,8 @@ final class Store: Sendable {
     private let isURI: Bool
     private let tablesByName: [String: EntityTable]
     private let tablesByType: [ObjectIdentifier: EntityTable]
+    /// Model classes by table, cast once here rather than on every lookup.
+    private let modelTypes: [ObjectIdentifier: ModelType]
     /// Keeps a shared in-memory database alive for the container's lifetime:
     /// SQLite frees it when its last connection closes.
     private let memoryAnchor: MemoryAnchor?
@@ -47,13 +49,18 @@ final class Store: Sendable {
         self.identifier = identifier
         var byName: [String: EntityTable] = [:]
         var byType: [ObjectIdentifier: EntityTable] = [:]
+        var types: [ObjectIdentifier: ModelType] = [:]
         for entity in schema.entities {
             let table = EntityTable(entity: entity, storeIdentifier: identifier)
             byName[entity.name] = table
-            if let type = entity.modelType { byType[ObjectIdentifier(type)] = table }
+            if let type = entity.persistentModelType {
+                byType[ObjectIdentifier(type)] = table
+                types[ObjectIdentifier(table)] = ModelType(type: type)
+            }
         }
         tablesByName = byName
         tablesByType = byType
+        modelTypes = types
     }
 
     /// A new connection for a context.
@@ -64,6 +71,11 @@ final class Store: Sendable {
     }
 
     func table(named name: String) -> EntityTable? { tablesByName[name] }
+
+    /// The model class of a table, when the schema was built from classes.
+    func modelType(of table: EntityTable) -> (any PersistentModel.Type)? {
+        modelTypes[ObjectIdentifier(table)]?.type
+    }
 
     func table(for type: any PersistentModel.Type) -> EntityTable? { tablesByType[ObjectIdentifier(type)] }
 
@@ -101,4 +113,11 @@ final class Store: Sendable {
 private final class MemoryAnchor: @unchecked Sendable {
     let connection: Connection
     init(connection: Connection) { self.connection = connection }
+}
+
+/// A model class, shared between isolation domains. A metatype is an
+/// immutable value; the compiler only lacks a way to say that the metatype of
+/// a non-Sendable class may be sent.
+private struct ModelType: @unchecked Sendable {
+    let type: any PersistentModel.Type
 }
