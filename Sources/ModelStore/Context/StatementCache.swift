@@ -18,6 +18,9 @@ struct StatementCache {
     }
 
     private var statements: [Key: Statement] = [:]
+    /// The last statement handed out: a save asks for the same one for every
+    /// object of an entity in a row, and comparing keys is cheaper than hashing.
+    private var last: (key: Key, statement: Statement)?
 
     /// The statement for `purpose` on `table`, prepared on first use from
     /// `sql()`. Callers reset it after use.
@@ -26,9 +29,15 @@ struct StatementCache {
         _ purpose: Purpose, for table: EntityTable, on connection: Connection, sql: () -> String
     ) throws -> Statement {
         let key = Key(table: ObjectIdentifier(table), purpose: purpose)
-        if let statement = statements[key] { return statement }
-        let statement = try connection.prepare(sql())
-        statements[key] = statement
+        if let last, last.key == key { return last.statement }
+        let statement: Statement
+        if let cached = statements[key] {
+            statement = cached
+        } else {
+            statement = try connection.prepare(sql())
+            statements[key] = statement
+        }
+        last = (key, statement)
         return statement
     }
 }
