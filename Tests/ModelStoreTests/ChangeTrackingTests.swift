@@ -118,6 +118,36 @@ struct ChangeTrackingTests {
         #expect(fired.value)
     }
 
+    /// An object whose properties were never read has no registrar yet; a
+    /// write to it must still count as a change, and once a property is read
+    /// under observation, later writes must notify.
+    @Test func observationWorksAfterWritesToAnUnreadObject() throws {
+        let (context, trip, _) = try savedTrip()
+        trip.notes = "written before any read"
+        #expect(context.changedKeyPaths(of: trip) == [\Trip.notes])
+        let fired = Flag()
+        withObservationTracking { _ = trip.notes } onChange: { fired.set() }
+        trip.notes = "observed"
+        #expect(fired.value)
+    }
+
+    @Test func differentUpdateShapesInOneSave() throws {
+        let store = try TestStore()
+        let container = try store.containerWithSavedTrips(4)
+        let context = ModelContext(container)
+        let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        trips[0].destination = "A"
+        trips[1].status = .done
+        trips[2].destination = "C"
+        trips[3].notes = "D"
+        trips[3].status = .booked
+        try context.save()
+        let reloaded = try ModelContext(container).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(reloaded.map(\.destination) == ["A", "Portugal", "C", "Portugal"])
+        #expect(reloaded.map(\.status) == [.planned, .done, .planned, .booked])
+        #expect(reloaded.map(\.notes) == [nil, nil, nil, "D"])
+    }
+
     @Test func observationSeesInPlaceMutation() throws {
         let trip = makeTrip()
         let fired = Flag()

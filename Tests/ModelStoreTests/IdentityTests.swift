@@ -50,6 +50,34 @@ struct IdentityTests {
         #expect(weakTrip == nil, "the context must not keep clean objects alive")
     }
 
+    @Test func freedObjectsLeaveTheIdentityMap() throws {
+        let store = try TestStore()
+        let container = try store.containerWithSavedTrips(20)
+        let context = ModelContext(container)
+        let table = try context.table(for: Trip.self)
+        do {
+            let trips = try context.fetch(FetchDescriptor<Trip>())
+            #expect(context.registry(for: table).objects.count == 20)
+            #expect(trips.count == 20)
+        }
+        #expect(context.registry(for: table).objects.isEmpty, "entries go away with their objects")
+        let again = try context.fetch(FetchDescriptor<Trip>())
+        #expect(again.count == 20)
+        #expect(context.registry(for: table).objects.count == 20)
+    }
+
+    @Test func entitiesWithoutUniqueAttributesGetTheirKeys() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        let notes = (1...3).map { Note(text: "n\($0)") }
+        notes.forEach(context.insert)
+        try context.save()
+        #expect(notes.map { $0.persistentModelID.rowID } == [1, 2, 3])
+        let other = ModelContext(container)
+        #expect(try other.model(for: notes[1].persistentModelID, as: Note.self)?.text == "n2")
+    }
+
     @Test func changedObjectsAreHeldUntilSaved() throws {
         let store = try TestStore()
         let container = try store.container()

@@ -220,15 +220,10 @@ struct OrderedModels {
     private var indexes: [ObjectIdentifier: Int] = [:]
 
     var isEmpty: Bool { indexes.isEmpty }
-    var count: Int { indexes.count }
 
     /// The objects in the order they were added.
     /// - Complexity: O(objects added since the last compaction).
     var models: [any PersistentModel] { slots.compactMap { $0 } }
-
-    func contains(_ model: any PersistentModel) -> Bool {
-        indexes[ObjectIdentifier(model)] != nil
-    }
 
     mutating func append(_ model: any PersistentModel) {
         let key = ObjectIdentifier(model)

@@ -169,9 +169,6 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         high[word] |= 1 << UInt64(ordinal % 64)
     }
 
-    /// The number of ordinals in the set.
-    var count: Int { low.nonzeroBitCount + high.reduce(0) { $0 + $1.nonzeroBitCount } }
-
     /// The ordinals in ascending order.
     var ordinals: [Int] { Array(self) }
 

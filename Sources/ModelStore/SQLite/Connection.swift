@@ -28,8 +28,6 @@ final class Connection {
     /// Called with the SQL of every statement when it starts running. Tests
     /// use it to count statements (no N+1 queries); it costs one nil check.
     var statementObserver: ((String) -> Void)?
-    /// How many statements have started running on this connection.
-    private(set) var executedStatementCount = 0
 
     /// Opens a connection.
     /// - Parameters:
@@ -126,7 +124,6 @@ final class Connection {
     }
 
     func statementDidStart(_ sql: String) {
-        executedStatementCount += 1
         statementObserver?(sql)
     }
 

@@ -2,8 +2,10 @@
 /// its name, ordinal, key path, schema attribute, and typed access to its value.
 ///
 /// The macro generates a table of these per model (`_$persistentProperties`).
-/// The accessor reads and writes the property through its key path with the
-/// property's concrete type, so that saving binds values without boxing them.
+/// The schema is built from it; the accessor reads and writes the property
+/// through its key path for work done property by property (rollback,
+/// upsert). Saving and fetching go through the generated `_$bindValue` and
+/// `init(_$row:)` instead, which touch the backing fields directly.
 ///
 /// `@unchecked Sendable` because of the key paths: a key path is an immutable
 /// value once formed, and the standard library does not yet mark the generic
@@ -98,20 +100,15 @@ public struct PropertyMetadata: @unchecked Sendable {
 }
 
 /// Typed access to one property of a model object, behind a type-erased face
-/// so that one table can hold the properties of any types.
+/// so that one table can hold the properties of any types. The save and fetch
+/// paths use the code `@Model` generates instead; this serves the operations
+/// that work property by property on values of any type (rollback, upsert).
 protocol PropertyAccessor: Sendable {
-    /// Binds the property's current value to parameter `index`.
-    func encode(_ model: AnyObject, into statement: Statement, at index: Int32) throws
-    /// Reads the column into a value of the property's type, boxed.
-    func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Any
     /// The property's current value, boxed.
     func value(of model: AnyObject) -> Any
     /// Sets the property through its setter (so observers hear of it).
     /// Returns false when `value` is not of the property's type.
     func setValue(_ value: Any, of model: AnyObject) -> Bool
-    /// Binds a boxed value of the property's type to parameter `index`.
-    /// Returns false when `value` is not of the property's type.
-    func encodeValue(_ value: Any, into statement: Statement, at index: Int32) throws -> Bool
 }
 
 /// `@unchecked Sendable`: it holds only an immutable key path (see `PropertyMetadata`).
@@ -126,14 +123,6 @@ struct KeyPathAccessor<Model: AnyObject, Coder: ValueCoder>: PropertyAccessor, @
         unsafeDowncast(model, to: Model.self)
     }
 
-    func encode(_ model: AnyObject, into statement: Statement, at index: Int32) throws {
-        try Coder.encode(typed(model)[keyPath: keyPath], into: statement, at: index)
-    }
-
-    func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Any {
-        try Coder.decode(from: statement, column: column)
-    }
-
     func value(of model: AnyObject) -> Any {
         typed(model)[keyPath: keyPath]
     }
@@ -141,12 +130,6 @@ struct KeyPathAccessor<Model: AnyObject, Coder: ValueCoder>: PropertyAccessor, @
     func setValue(_ value: Any, of model: AnyObject) -> Bool {
         guard let value = value as? Coder.Value else { return false }
         typed(model)[keyPath: keyPath] = value
-        return true
-    }
-
-    func encodeValue(_ value: Any, into statement: Statement, at index: Int32) throws -> Bool {
-        guard let value = value as? Coder.Value else { return false }
-        try Coder.encode(value, into: statement, at: index)
         return true
     }
 }

@@ -33,9 +33,6 @@ public enum ValueKind: String, Codable, Sendable, CaseIterable {
         case .data: "BLOB"
         }
     }
-
-    /// True for the integer kinds.
-    public var isInteger: Bool { columnType == "INTEGER" && self != .bool }
 }
 
 /// How a Swift type is turned into its column value.
