@@ -26,6 +26,12 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     case saveFailed(entity: String, row: Int64?, underlying: SQLiteError)
     /// A model type is used with a container whose schema does not include it.
     case entityNotInSchema(entity: String)
+    /// A delete was refused by a `.deny` rule: `relationship` of the object
+    /// `object` still holds `blockers`. Nothing was written.
+    case deleteDenied(object: String, relationship: String, blockers: [String])
+    /// A to-many relationship holds fewer or more objects than its
+    /// `minimumModelCount`/`maximumModelCount` allow. Nothing was written.
+    case relationshipCount(object: String, relationship: String, count: Int, minimum: Int?, maximum: Int?)
 
     public var description: String {
         switch self {
@@ -56,6 +62,14 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "save failed at \(entity)\(rowText); nothing was written: \(underlying)"
         case .entityNotInSchema(let entity):
             return "\(entity) is not in the container's schema; list it in ModelContainer(for:)"
+        case .deleteDenied(let object, let relationship, let blockers):
+            let shown = blockers.prefix(10).joined(separator: ", ") + (blockers.count > 10 ? ", …" : "")
+            return "cannot delete \(object): its relationship \(relationship) has delete rule .deny and still holds "
+                + "\(blockers.count) object\(blockers.count == 1 ? "" : "s") (\(shown)); nothing was written"
+        case .relationshipCount(let object, let relationship, let count, let minimum, let maximum):
+            let limits = [minimum.map { "at least \($0)" }, maximum.map { "at most \($0)" }].compactMap { $0 }
+            return "\(object).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold "
+                + limits.joined(separator: " and ") + "; nothing was written"
         }
     }
 }

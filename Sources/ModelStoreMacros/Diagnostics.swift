@@ -20,6 +20,10 @@ struct ModelDiagnostic: DiagnosticMessage {
     static let multipleBindings = Self("multipleBindings", "declare each persisted property on its own line")
     static let transientAndAttribute = Self(
         "transientAndAttribute", "a property cannot be both @Transient and @Attribute")
+    static let transientAndRelationship = Self(
+        "transientAndRelationship", "a property cannot be both @Transient and @Relationship")
+    static let attributeAndRelationship = Self(
+        "attributeAndRelationship", "a property cannot be both @Attribute and @Relationship")
     static let invalidOrdinal = Self(
         "invalidOrdinal", "'@_PersistedProperty' requires an integer literal ordinal")
 

@@ -16,6 +16,20 @@ public struct AttributeMacro: PeerMacro {
     }
 }
 
+/// `@Relationship(...)`: delete rule, inverse and limits of one relationship.
+///
+/// It expands to nothing, like `@Attribute`: `@Model` reads its arguments
+/// while building the property table.
+public struct RelationshipMacro: PeerMacro {
+    public static func expansion(
+        of node: AttributeSyntax,
+        providingPeersOf declaration: some DeclSyntaxProtocol,
+        in context: some MacroExpansionContext
+    ) throws -> [DeclSyntax] {
+        []
+    }
+}
+
 /// `@Transient`: keeps a stored property out of the store.
 ///
 /// It expands to nothing; `@Model` skips properties that carry it. The

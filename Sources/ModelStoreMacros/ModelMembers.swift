@@ -52,6 +52,9 @@ struct ModelMembers {
 
     private var propertyTable: DeclSyntax {
         let entries = properties.map { property -> String in
+            if let arguments = property.relationshipArguments {
+                return relationshipEntry(property, arguments: arguments)
+            }
             let options = property.options.map(\.trimmedDescription).joined(separator: ", ")
             let originalName = property.originalName?.trimmedDescription ?? "nil"
             return "ModelStore.PropertyMetadata.attribute(name: \"\(property.name)\", "
@@ -65,6 +68,26 @@ struct ModelMembers {
             \(raw: array)
             }
             """
+    }
+
+    /// The table entry of a property with `@Relationship`: every argument
+    /// spelled out, with SwiftData's defaults for the ones not given.
+    private func relationshipEntry(
+        _ property: PersistedProperty, arguments: [(label: String, expression: ExprSyntax)]
+    ) -> String {
+        func argument(_ label: String, default value: String) -> String {
+            arguments.last { $0.label == label }?.expression.trimmedDescription ?? value
+        }
+        let options = arguments.filter { $0.label.isEmpty }.map(\.expression.trimmedDescription).joined(separator: ", ")
+        return "ModelStore.PropertyMetadata.relationship(name: \"\(property.name)\", "
+            + "keyPath: \\\(type.text).\(property.identifier.text), "
+            + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
+            + "options: [\(options)], deleteRule: \(argument("deleteRule", default: ".nullify")), "
+            + "minimumModelCount: \(argument("minimumModelCount", default: "nil")), "
+            + "maximumModelCount: \(argument("maximumModelCount", default: "nil")), "
+            + "originalName: \(argument("originalName", default: "nil")), "
+            + "inverse: \(argument("inverse", default: "nil")), "
+            + "forwardsChanges: \(argument("forwardsChanges", default: "false")))"
     }
 
     private var accessFunction: DeclSyntax {

@@ -15,6 +15,9 @@ struct PersistedProperty {
     let options: [ExprSyntax]
     /// The `originalName:` argument of `@Attribute`, copied verbatim.
     let originalName: ExprSyntax?
+    /// The arguments of `@Relationship` by label ("" for the options), copied
+    /// verbatim; nil when the property has no `@Relationship`.
+    let relationshipArguments: [(label: String, expression: ExprSyntax)]?
 }
 
 /// The stored properties of a `@Model` class, sorted into persisted ones and misuses.
@@ -52,8 +55,17 @@ struct ModelProperties {
 
         let transient = variable.attributes.attribute(named: "Transient")
         let attribute = variable.attributes.attribute(named: "Attribute")
+        let relationship = variable.attributes.attribute(named: "Relationship")
         if let transient, attribute != nil {
             diagnostics.append(Diagnostic(at: transient, .transientAndAttribute))
+            return
+        }
+        if let transient, relationship != nil {
+            diagnostics.append(Diagnostic(at: transient, .transientAndRelationship))
+            return
+        }
+        if let attribute, relationship != nil {
+            diagnostics.append(Diagnostic(at: attribute, .attributeAndRelationship))
             return
         }
         let exclusion =
@@ -103,7 +115,8 @@ struct ModelProperties {
         persisted.append(
             PersistedProperty(
                 name: name, identifier: pattern.identifier.trimmed, type: type,
-                ordinal: persisted.count, options: options, originalName: originalName))
+                ordinal: persisted.count, options: options, originalName: originalName,
+                relationshipArguments: relationship.map(Self.labeledArguments)))
     }
 
     /// A `let` is never persisted, and `init(_$row:)` cannot set one that has
@@ -140,6 +153,11 @@ struct ModelProperties {
                     Diagnostic(at: pattern, .missingDefault(pattern.identifier.bareName, attribute: attribute)))
             }
         }
+    }
+
+    private static func labeledArguments(of attribute: AttributeSyntax) -> [(label: String, expression: ExprSyntax)] {
+        guard case .argumentList(let arguments) = attribute.arguments else { return [] }
+        return arguments.map { ($0.label?.text ?? "", $0.expression.trimmed) }
     }
 
     private static func schemaArguments(of attribute: AttributeSyntax?) -> ([ExprSyntax], ExprSyntax?) {

@@ -39,6 +39,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             return []
         }
         let storage = "_\(name.bareName)"
+        // A relationship that is not loaded yet (a fault) is loaded on first
+        // access. For an attribute the test is one inline bit test that is
+        // never true, and `_$faultValue` resolves to a generic no-op.
+        let loadFault = """
+            if _$modelState.isFault(\(ordinal)), let value = _$faultValue(\(ordinal), as: type(of: \(storage))) {
+            \(storage) = value
+            }
+            """
         return [
             """
             @storageRestrictions(initializes: \(raw: storage))
@@ -49,11 +57,13 @@ extension PersistedPropertyMacro: AccessorMacro {
             """
             get {
             access(keyPath: \\.\(name))
+            \(raw: loadFault)
             return \(raw: storage)
             }
             """,
             """
             set {
+            \(raw: loadFault)
             guard _$willChange(\(ordinal), from: \(raw: storage), to: newValue) else {
             return
             }
@@ -65,9 +75,10 @@ extension PersistedPropertyMacro: AccessorMacro {
             """
             _modify {
             access(keyPath: \\.\(name))
+            \(raw: loadFault)
             _$willModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
             defer {
-            _$didModify(keyPath: \\.\(name))
+            _$didModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
             }
             yield &\(raw: storage)
             }

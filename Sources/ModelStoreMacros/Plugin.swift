@@ -12,6 +12,7 @@ struct ModelStoreMacrosPlugin: CompilerPlugin {
         ModelMacro.self,
         PersistedPropertyMacro.self,
         AttributeMacro.self,
+        RelationshipMacro.self,
         TransientMacro.self,
     ]
 }

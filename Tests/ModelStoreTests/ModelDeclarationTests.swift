@@ -9,13 +9,13 @@ struct ModelDeclarationTests {
         let properties = Trip._$persistentProperties
         #expect(properties.map(\.name) == ["name", "destination", "startDate", "budget", "tags", "status", "notes"])
         #expect(properties.map(\.ordinal) == Array(0..<7))
-        let name = properties[0].attribute
+        let name = try #require(properties[0].attribute)
         #expect(name.kind == .string && name.isUnique && !name.isOptional)
-        let budget = properties[3].attribute
+        let budget = try #require(properties[3].attribute)
         #expect(budget.kind == .codable && budget.representation == .json && budget.isOptional)
-        let status = properties[5].attribute
+        let status = try #require(properties[5].attribute)
         #expect(status.kind == .string && status.representation == .rawValue && status.swiftType == "Status")
-        let notes = properties[6].attribute
+        let notes = try #require(properties[6].attribute)
         #expect(notes.originalName == "notes_text" && notes.isOptional)
         #expect(properties[1].keyPath == \Trip.destination)
     }

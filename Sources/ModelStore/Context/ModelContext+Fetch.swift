@@ -9,10 +9,21 @@ extension ModelContext {
     /// Without a predicate or sort descriptors the limit and offset run in
     /// SQL. With them, rows are filtered with `Predicate.evaluate` and sorted in
     /// memory until the predicate compiler lands (see the README).
+    /// Relationships load on first access (see `relationshipKeyPathsForPrefetching`).
     /// - Throws: `ModelStoreError.invalidValue` for a row that does not fit the
-    ///   model, `.entityNotInSchema`, `SQLiteError` for I/O failures, and what
-    ///   the predicate throws.
+    ///   model or a prefetch key path that is not a relationship,
+    ///   `.entityNotInSchema`, `SQLiteError` for I/O failures, and what the
+    ///   predicate throws.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        let results = try fetchObjects(descriptor)
+        if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            try prefetch(
+                descriptor.relationshipKeyPathsForPrefetching, of: results, table: try table(for: T.self))
+        }
+        return results
+    }
+
+    private func fetchObjects<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let table = try table(for: T.self)
         let offset = max(0, descriptor.fetchOffset ?? 0)
         let pendingInserts = descriptor.includePendingChanges ? pendingInserted(T.self) : []
@@ -59,7 +70,7 @@ extension ModelContext {
             let afterOffset = max(0, total - max(0, descriptor.fetchOffset ?? 0))
             return descriptor.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
         }
-        return try fetch(descriptor).count
+        return try fetchObjects(descriptor).count
     }
 
     /// Fetches the object with this identifier: the registered one when the
@@ -110,8 +121,11 @@ extension ModelContext {
         return try fetchOne(type, table: table, rowID: rowID)
     }
 
-    private func fetchOne<T: PersistentModel>(_ type: T.Type, table: EntityTable, rowID: Int64) throws -> T? {
-        let statement = try statements.statement(.selectByKey, for: table, on: connection()) { table.selectByKeySQL }
+    func fetchOne<T: PersistentModel>(_ type: T.Type, table: EntityTable, rowID: Int64) throws -> T? {
+        var statement = try statements.statement(.selectByKey, for: table, on: connection()) { table.selectByKeySQL }
+        // Loading a non-optional to-one while this row is read may look up
+        // another row of the same entity: that needs a statement of its own.
+        if statement.isRunning { statement = try connection().prepare(table.selectByKeySQL) }
         defer { statement.reset() }
         try statement.bind(rowID, at: 1)
         guard try statement.step() else { return nil }
@@ -158,12 +172,19 @@ extension ModelContext {
     /// new one read from the row and registered. Nil when another class is
     /// registered for the row, which would be a schema bug; skipping it is
     /// safer than returning an object of the wrong type.
-    private func materialize<T: PersistentModel>(
+    func materialize<T: PersistentModel>(
         _ type: T.Type, table: EntityTable, registry: RowRegistry, from statement: Statement
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry.objects[rowID]?.model { return existing as? T }
-        let model = try T(_$row: PersistentRow(statement: statement, table: table))
+        let model: T
+        if table.hasRelationships {
+            let reader = rowRelationshipReader()
+            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
+            reader.moveFaults(to: model._$modelState)
+        } else {
+            model = try T(_$row: PersistentRow(statement: statement, table: table))
+        }
         let state = model._$modelState
         state.owner = self
         state.table = table
@@ -171,6 +192,18 @@ extension ModelContext {
         state.rowID = rowID
         registry.objects[rowID] = WeakModel(model: model)
         return model
+    }
+
+    /// A reader that resolves a row's relationship columns against this
+    /// context: registered objects at once, the rest as faults.
+    private func rowRelationshipReader() -> RowRelationshipReader {
+        RowRelationshipReader(
+            registered: { [unowned self] destination, rowID in
+                store.table(named: destination).flatMap { registered($0, rowID: rowID) }
+            },
+            load: { [unowned self] relationship, holderRowID, foreignKey in
+                try relatedModels(relationship, holderRowID: holderRowID, foreignKey: foreignKey)
+            })
     }
 
     private func pendingInserted<T: PersistentModel>(_ type: T.Type) -> [T] {

@@ -12,7 +12,9 @@ extension ModelContext {
     ///   `.saveFailed` naming the entity and row when SQLite refuses a
     ///   statement (a unique constraint, a full disk); `.invalidValue` when a
     ///   value cannot be stored (a UInt64 above Int64.max); `.rowNotFound` when
-    ///   a changed object's row was deleted elsewhere; `.entityNotInSchema`;
+    ///   a changed object's row was deleted elsewhere; `.deleteDenied` when a
+    ///   `.deny` rule blocks a delete; `.relationshipCount` when a to-many
+    ///   breaks its minimum or maximum count; `.entityNotInSchema`;
     ///   `SQLiteError` when the transaction cannot begin or commit (the
     ///   database stayed busy past the timeout, the disk is full).
     /// - Complexity: O(changed objects × changed properties).
@@ -20,26 +22,40 @@ extension ModelContext {
         guard hasChanges else { return }
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         let connection = try connection()
-        let insertedModels = inserted.models
-        let changedModels = changed.models.filter { $0._$modelState.lifecycle == .persisted }
-        let deletedModels = deleted.models
+        // Delete rules are worked out first: a denied delete throws before
+        // anything is written.
+        let plan = try planDeletes(deleted.models)
+        let insertedModels = inserted.models.filter { !plan.contains($0) }
+        let changedModels = changed.models.filter { $0._$modelState.lifecycle == .persisted && !plan.contains($0) }
+        try checkRelationshipCounts(insertedModels + changedModels, plan: plan)
 
         var newRowIDs: [Int64] = []
         newRowIDs.reserveCapacity(insertedModels.count)
+        var fixups: [ForeignKeyFixup] = []
         // Deletes and updates run before inserts, because they may free a
         // unique value that an insert takes: delete "Lisbon" and insert a new
         // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
-        // the new object would upsert into the old row instead.
-        try connection.transaction {
-            for model in deletedModels {
-                try writeDelete(model, connection: connection)
+        // the new object would upsert into the old row instead. Foreign keys
+        // are checked at commit, so the order does not matter to them.
+        do {
+            try connection.transaction {
+                try writeDeletePlan(plan, connection: connection)
+                for model in changedModels {
+                    try writeUpdate(model, plan: plan, fixups: &fixups, connection: connection)
+                }
+                for model in insertedModels {
+                    let rowID = try writeInsert(model, plan: plan, fixups: &fixups, connection: connection)
+                    // Known at once, so that later rows and links can refer to it.
+                    model._$modelState.rowID = rowID
+                    newRowIDs.append(rowID)
+                }
+                try writeForeignKeyFixups(fixups, connection: connection)
+                try writeToManyLinks(of: insertedModels + changedModels, plan: plan, connection: connection)
             }
-            for model in changedModels {
-                try writeUpdate(model, connection: connection)
-            }
-            for model in insertedModels {
-                newRowIDs.append(try writeInsert(model, connection: connection))
-            }
+        } catch {
+            // The store is as it was; so are the new objects: still unsaved.
+            for model in insertedModels { model._$modelState.rowID = nil }
+            throw error
         }
 
         // The transaction committed: only now does the in-memory state move on.
@@ -49,12 +65,7 @@ extension ModelContext {
         for model in changedModels {
             model._$modelState.markClean()
         }
-        for model in deletedModels {
-            let state = model._$modelState
-            if let table = state.table, let rowID = state.rowID { unregister(table, rowID: rowID) }
-            state.owner = nil
-            state.markClean()
-        }
+        applyInMemory(plan)
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
@@ -67,12 +78,16 @@ extension ModelContext {
         return table
     }
 
-    private func writeInsert(_ model: any PersistentModel, connection: Connection) throws -> Int64 {
+    private func writeInsert(
+        _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
+    ) throws -> Int64 {
         let table = try table(of: model)
         let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
         defer { statement.reset() }
-        for ordinal in table.entity.attributes.indices {
-            try bind(ordinal, of: model, table: table, row: nil, to: statement, at: Int32(ordinal + 1))
+        var index: Int32 = 1
+        for ordinal in table.columnOrdinals {
+            try bind(ordinal, of: model, table: table, row: nil, to: statement, at: index, plan: plan, fixups: &fixups)
+            index += 1
         }
         do {
             if !table.insertReturnsKey {
@@ -90,18 +105,22 @@ extension ModelContext {
         }
     }
 
-    private func writeUpdate(_ model: any PersistentModel, connection: Connection) throws {
+    private func writeUpdate(
+        _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
+    ) throws {
         let state = model._$modelState
         let table = try table(of: model)
         guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
-        let changed = state.dirty
+        // A changed to-many has no column here; its links are written apart.
+        let changed = table.hasRelationships ? table.columnOrdinals(in: state.dirty) : state.dirty
+        guard !changed.isEmpty else { return }
         let statement = try statements.statement(.update(changed), for: table, on: connection) {
             table.updateSQL(ordinals: changed)
         }
         defer { statement.reset() }
         var index: Int32 = 1
         for ordinal in changed {
-            try bind(ordinal, of: model, table: table, row: rowID, to: statement, at: index)
+            try bind(ordinal, of: model, table: table, row: rowID, to: statement, at: index, plan: plan, fixups: &fixups)
             index += 1
         }
         do {
@@ -115,29 +134,26 @@ extension ModelContext {
         }
     }
 
-    private func writeDelete(_ model: any PersistentModel, connection: Connection) throws {
-        let table = try table(of: model)
-        guard let rowID = model._$modelState.rowID else { return }
-        let statement = try statements.statement(.delete, for: table, on: connection) { table.deleteSQL }
-        defer { statement.reset() }
-        do {
-            try statement.bind(rowID, at: 1)
-            try statement.run()
-        } catch {
-            throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
-        }
-    }
-
     private func bind(
         _ ordinal: Int, of model: any PersistentModel, table: EntityTable, row: Int64?, to statement: Statement,
-        at index: Int32
+        at index: Int32, plan: DeletePlan, fixups: inout [ForeignKeyFixup]
     ) throws {
         do {
             try model._$bindValue(ordinal, to: statement, at: index)
         } catch let failure as ValueCodingFailure {
             throw ModelStoreError.invalidValue(
-                entity: table.name, property: table.entity.attributes[ordinal].name, row: row, reason: failure.reason,
+                entity: table.name, property: table.slots[ordinal].name, row: row, reason: failure.reason,
                 path: store.path)
+        }
+        guard table.hasRelationships, let relationship = table.relationships?.relationship(at: ordinal),
+            let target = relationship.accessor.loadedModels(of: model)?.first
+        else { return }
+        // A foreign key: the generated code bound the target's key, or NULL
+        // when the target has none yet (inserted later in this save).
+        if plan.contains(target) {
+            try statement.bindNull(at: index)
+        } else if target._$modelState.rowID == nil {
+            fixups.append(ForeignKeyFixup(model: model, table: table, ordinal: ordinal, target: target))
         }
     }
 

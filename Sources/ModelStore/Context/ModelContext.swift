@@ -46,6 +46,16 @@ public final class ModelContext {
     var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
     var statements = StatementCache()
+    /// How deep the loading of non-optional to-one relationships has gone, to
+    /// stop a cycle of them.
+    var eagerLoadDepth = 0
+
+    /// The error of the last relationship that could not be loaded on first
+    /// access (a getter cannot throw): the property kept its unloaded value
+    /// (nil or empty) and loads again on its next access. Nil when every load
+    /// succeeded. A related row deleted elsewhere is not an error: an optional
+    /// to-one then reads nil, a to-many the rows that remain.
+    public internal(set) var lastFaultError: (any Error)?
 
     /// Creates a context for the container's store.
     public init(_ container: ModelContainer) {
@@ -100,6 +110,12 @@ public final class ModelContext {
         // whose identifiers nobody reads before the save never pays for them.
         inserted.append(model)
         scheduleAutosave()
+        // As in SwiftData, inserting an object inserts the new objects it reaches.
+        for relationship in ModelRelationships.of(T.self).all {
+            for related in relationship.accessor.loadedModels(of: model) ?? [] {
+                adopt(related)
+            }
+        }
     }
 
     /// Marks an object for deletion; `save()` removes its row. Deleting an
@@ -172,6 +188,23 @@ public final class ModelContext {
 }
 
 extension ModelContext: ModelStateOwner {
+    func adopt(_ model: any PersistentModel) {
+        let state = model._$modelState
+        guard state.owner == nil, state.lifecycle == .detached else { return }
+        insert(model)
+    }
+
+    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]? {
+        let state = model._$modelState
+        do {
+            return try relatedModels(
+                relationship, holderRowID: state.rowID, foreignKey: state.faultKeys[relationship.ordinal])
+        } catch {
+            lastFaultError = error
+            return nil
+        }
+    }
+
     func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
         guard let registry = identityMap[ObjectIdentifier(table)] else { return }
         // Another object may already stand for the row (the freed one was

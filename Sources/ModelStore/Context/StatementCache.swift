@@ -6,7 +6,6 @@
 struct StatementCache {
     enum Purpose: Hashable {
         case insert
-        case delete
         case selectByKey
         /// An UPDATE that sets the properties in the set.
         case update(PropertyBitSet)

@@ -31,6 +31,7 @@ final class Store: Sendable {
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
     init(configuration: ModelConfiguration, schema: Schema) throws {
         try schema.validate()
+        let schema = try schema.resolvingRelationships()
         self.configuration = configuration
         self.schema = schema
         let connection: Connection
@@ -71,6 +72,9 @@ final class Store: Sendable {
     }
 
     func table(named name: String) -> EntityTable? { tablesByName[name] }
+
+    /// Every entity's table, in schema order.
+    var tables: [EntityTable] { schema.entities.compactMap { tablesByName[$0.name] } }
 
     /// The model class of a table, when the schema was built from classes.
     func modelType(of table: EntityTable) -> (any PersistentModel.Type)? {

@@ -58,8 +58,8 @@ struct StoreBootstrap {
                 guard statement.int64(at: 0) == 0 else { return }
                 try connection.execute(
                     "CREATE TABLE \(quoteIdentifier(MetadataKey.table)) (\"key\" TEXT PRIMARY KEY NOT NULL, \"value\" ANY) STRICT")
-                for entity in schema.entities {
-                    try connection.execute(SchemaSQL.createTable(entity))
+                for sql in SchemaSQL.createStatements(schema) {
+                    try connection.execute(sql)
                 }
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [

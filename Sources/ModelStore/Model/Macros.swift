@@ -45,6 +45,34 @@ public macro Attribute(
     _ options: Schema.Attribute.Option..., originalName: String? = nil, hashModifier: String? = nil
 ) = #externalMacro(module: "ModelStoreMacros", type: "AttributeMacro")
 
+/// Declares a relationship's delete rule, inverse and limits, as SwiftData's
+/// `@Relationship`. A property whose type is a model, an optional model, or
+/// an array of models is a relationship even without it (nullify, inverse
+/// inferred).
+///
+/// ```swift
+/// @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+/// @Relationship(deleteRule: .cascade, forwardsChanges: true) var expenses: [Expense] = []
+/// ```
+/// - Parameters:
+///   - options: `.unique` is accepted for SwiftData compatibility.
+///   - deleteRule: what deleting the holder does to the related objects.
+///   - minimumModelCount: the fewest objects a to-many must hold at save (0: no minimum).
+///   - maximumModelCount: the most objects a to-many may hold at save (0: no maximum).
+///   - originalName: the relationship's name in an earlier schema version.
+///   - inverse: the destination's property that mirrors this one; may be given
+///     on either side. Without it the inverse is inferred when the destination
+///     has exactly one relationship back.
+///   - hashModifier: accepted for SwiftData compatibility; unused.
+///   - forwardsChanges: when true, every change of a related object is also
+///     emitted by the holder's `objectWillChange` (ModelStore's addition).
+@attached(peer)
+public macro Relationship(
+    _ options: Schema.Relationship.Option..., deleteRule: Schema.Relationship.DeleteRule = .nullify,
+    minimumModelCount: Int? = 0, maximumModelCount: Int? = 0, originalName: String? = nil,
+    inverse: AnyKeyPath? = nil, hashModifier: String? = nil, forwardsChanges: Bool = false
+) = #externalMacro(module: "ModelStoreMacros", type: "RelationshipMacro")
+
 /// Excludes a property of a `@Model` class from storage and change tracking.
 /// It must have a default value, which an object fetched from the store gets.
 @attached(peer)

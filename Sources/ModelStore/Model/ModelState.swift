@@ -21,6 +21,11 @@ protocol ModelStateOwner: AnyObject {
     /// Called when the state of a saved object is freed, which happens while
     /// its object is freed, so that the context forgets the row's entry.
     func modelStateWillDeinit(table: EntityTable, rowID: Int64)
+    /// Loads the objects a fault stands for (an unloaded relationship). Nil
+    /// when they cannot be read; the owner keeps the error.
+    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]?
+    /// Inserts an object that became related to one of the owner's objects.
+    func adopt(_ model: any PersistentModel)
 }
 
 /// The per-object state that `@Model` embeds in every model class
@@ -96,6 +101,22 @@ public final class ModelState {
     /// writes do not count as changes.
     var isApplyingStoredValues = false
 
+    /// The relationships not loaded yet (faults), by ordinal. Read by every
+    /// generated getter, hence inline and unchecked like `dirty`.
+    @usableFromInline @exclusivity(unchecked) var faults = PropertyBitSet()
+    /// The row keys of to-one faults: which object to load on first access.
+    var faultKeys: [Int: Int64] = [:]
+    /// The object whose relationship change is being mirrored into this one,
+    /// so that mirroring does not bounce back to it.
+    var inverseInitiator: AnyObject?
+    /// The related objects before an in-place mutation (`trip.stops.append`),
+    /// by ordinal, until the mutation ends.
+    var modifyingModels: [Int: [any PersistentModel]] = [:]
+
+    /// True when relationship `ordinal` is not loaded yet; called by generated accessors.
+    @inlinable
+    public func isFault(_ ordinal: Int) -> Bool { faults.contains(ordinal) }
+
     /// Creates the state of a new object; `@Model` calls it.
     public init() {}
 
@@ -157,6 +178,15 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         if ordinal < 64 { return low & (1 << UInt64(ordinal)) != 0 }
         let word = ordinal / 64 - 1
         return word < high.count && high[word] & (1 << UInt64(ordinal % 64)) != 0
+    }
+
+    mutating func remove(_ ordinal: Int) {
+        if ordinal < 64 {
+            low &= ~(1 << UInt64(ordinal))
+            return
+        }
+        let word = ordinal / 64 - 1
+        if word < high.count { high[word] &= ~(1 << UInt64(ordinal % 64)) }
     }
 
     mutating func insert(_ ordinal: Int) {

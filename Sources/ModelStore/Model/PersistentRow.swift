@@ -10,11 +10,21 @@ public struct PersistentRow {
     let table: EntityTable
     /// The row's primary key.
     public let rowID: Int64
+    /// Where relationship columns are resolved and faults noted; nil for an
+    /// entity without relationships.
+    let relationships: RowRelationshipReader?
 
-    init(statement: Statement, table: EntityTable) {
+    init(statement: Statement, table: EntityTable, relationships: RowRelationshipReader? = nil) {
         self.statement = statement
         self.table = table
         self.rowID = statement.int64(at: 0)
+        self.relationships = relationships
+    }
+
+    func invalidValue(_ ordinal: Int, _ reason: String) -> ModelStoreError {
+        let slots = table.slots
+        let property = ordinal < slots.count ? slots[ordinal].name : "#\(ordinal)"
+        return .invalidValue(entity: table.name, property: property, row: rowID, reason: reason, path: statement.connection.path)
     }
 
     @inline(__always)
@@ -22,11 +32,7 @@ public struct PersistentRow {
         do {
             return try Coder.decode(from: statement, column: Int32(ordinal + 1))
         } catch {
-            let attributes = table.entity.attributes
-            let property = ordinal < attributes.count ? attributes[ordinal].name : "#\(ordinal)"
-            throw .invalidValue(
-                entity: table.name, property: property, row: rowID, reason: error.reason,
-                path: statement.connection.path)
+            throw invalidValue(ordinal, error.reason)
         }
     }
 

@@ -1,18 +1,41 @@
 extension Schema {
     /// Creates a schema from model classes, as SwiftData's `Schema(_:version:)`.
+    /// The classes that relationships lead to are included too.
     ///
     /// ```swift
-    /// let schema = Schema([Trip.self, Stop.self])
+    /// let schema = Schema([Trip.self])   // also Stop, Tag, … reached through relationships
     /// ```
+    /// Relationship errors (an inverse that does not point back, a missing
+    /// destination) are reported when a container opens the schema, by
+    /// `validate()`.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
-        self.init(entities: types.map(Schema.Entity.init(modelType:)), version: version)
+        var ordered: [any PersistentModel.Type] = []
+        var seen = Set<ObjectIdentifier>()
+        var pending = types
+        while !pending.isEmpty {
+            let type = pending.removeFirst()
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            ordered.append(type)
+            pending += type._$persistentProperties.compactMap(\.destinationType)
+        }
+        let schema = Schema(entities: ordered.map(Schema.Entity.init(modelType:)), version: version)
+        self = (try? schema.resolvingRelationships()) ?? schema
     }
 }
 
 extension Schema.Entity {
     /// Describes a model class from the property table `@Model` generated.
     public init(modelType: any PersistentModel.Type) {
-        self.init(name: modelType.entityName, modelType: modelType, properties: modelType._$persistentProperties)
+        let properties = modelType._$persistentProperties
+        self.init(name: modelType.entityName, modelType: modelType, properties: properties)
+        // An inverse given as a key path becomes the name of the destination's property.
+        for (index, relationship) in relationships.enumerated() {
+            guard let property = properties.first(where: { $0.name == relationship.name }),
+                let inverse = property.inverseKeyPath, let destination = property.destinationType
+            else { continue }
+            let inverseProperty = destination._$persistentProperties.first { $0.keyPath == inverse }
+            relationships[index].inverseName = inverseProperty?.name ?? "\(inverse)"
+        }
     }
 
     /// The model class, when the entity was built from one.

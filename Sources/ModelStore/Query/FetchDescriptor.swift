@@ -22,6 +22,13 @@ public struct FetchDescriptor<T: PersistentModel> {
     public var fetchOffset: Int?
     /// Whether unsaved inserts, changes and deletes of the context count.
     public var includePendingChanges: Bool = true
+    /// Relationships to load for the whole result at once, one query per
+    /// relationship, instead of one query per object on first access.
+    ///
+    /// ```swift
+    /// descriptor.relationshipKeyPathsForPrefetching = [\.stops, \.owner]
+    /// ```
+    public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
 
     /// Creates a descriptor.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -105,10 +105,13 @@ final class Connection {
     }
 
     /// Returns the cached prepared statement for this SQL, preparing it on
-    /// first use. The statement is reset and its bindings cleared.
+    /// first use. The statement is reset and its bindings cleared. While the
+    /// cached one is still stepping (a query that runs again inside its own
+    /// loop, as loading nested relationships does), a new one is prepared.
     /// - Throws: `SQLiteError` when the SQL does not compile.
     func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if let statement = statementCache[sql] {
+            if statement.isRunning { return try Statement(connection: self, sql: sql) }
             statement.reset()
             return statement
         }

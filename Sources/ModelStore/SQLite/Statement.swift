@@ -42,7 +42,7 @@ public final class Statement {
     unowned let connection: Connection
     /// True between the first `step()` and the next `reset()`; lets the
     /// connection count executions once, not once per row.
-    private var isRunning = false
+    private(set) var isRunning = false
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?

@@ -10,6 +10,8 @@ extension Schema {
         public var name: String
         /// The stored attributes, in ordinal order.
         public var attributes: [Attribute]
+        /// The relationships, in ordinal order.
+        public var relationships: [Relationship]
         /// The properties with their accessors, when the entity was built from
         /// a model class; empty when it was read from a store's record.
         public var properties: [PropertyMetadata] { runtime?.properties ?? [] }
@@ -23,21 +25,63 @@ extension Schema {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case name, attributes
+            case name, attributes, relationships
         }
 
-        /// Creates an entity from attribute descriptions alone, as read from a
-        /// store's record or built by a migration.
-        public init(name: String, attributes: [Attribute]) {
+        /// Creates an entity from descriptions alone, as read from a store's
+        /// record or built by a migration.
+        public init(name: String, attributes: [Attribute], relationships: [Relationship] = []) {
             self.name = name
             self.attributes = attributes
+            self.relationships = relationships
         }
 
         /// Creates an entity for a model class from its generated property table.
         init(name: String, modelType: Any.Type, properties: [PropertyMetadata]) {
             self.name = name
-            self.attributes = properties.map(\.attribute)
+            self.attributes = properties.compactMap(\.attribute)
+            self.relationships = properties.compactMap(\.relationship)
             self.runtime = Runtime(modelType: modelType, properties: properties)
+        }
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            attributes = try container.decode([Attribute].self, forKey: .attributes)
+            relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
+        }
+
+        // Relationships are written only when there are some, so that the
+        // record (and fingerprint) of an entity without any is unchanged.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(attributes, forKey: .attributes)
+            if !relationships.isEmpty { try container.encode(relationships, forKey: .relationships) }
+        }
+
+        /// The relationship with this name, if any.
+        public func relationship(named name: String) -> Relationship? {
+            relationships.first { $0.name == name }
+        }
+
+        /// The properties in ordinal order: for an entity built from a model
+        /// class, the order the class declares them; otherwise its attributes,
+        /// then its relationships. Ordinal N is column N + 1 of `SELECT`s.
+        var slots: [PropertySlot] {
+            if let runtime {
+                var attributeIndex = 0
+                var relationshipIndex = 0
+                return runtime.properties.map { property in
+                    if property.relationship != nil {
+                        defer { relationshipIndex += 1 }
+                        return .relationship(relationships[relationshipIndex])
+                    }
+                    defer { attributeIndex += 1 }
+                    return .attribute(attributes[attributeIndex])
+                }
+            }
+            return attributes.map(PropertySlot.attribute) + relationships.map(PropertySlot.relationship)
         }
 
         /// The attribute with this name, if any.
@@ -46,7 +90,28 @@ extension Schema {
         }
 
         public static func == (lhs: Entity, rhs: Entity) -> Bool {
-            lhs.name == rhs.name && lhs.attributes == rhs.attributes
+            lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
+        }
+    }
+
+    /// One property of an entity, by ordinal.
+    enum PropertySlot {
+        case attribute(Attribute)
+        case relationship(Relationship)
+
+        var name: String {
+            switch self {
+            case .attribute(let attribute): attribute.name
+            case .relationship(let relationship): relationship.name
+            }
+        }
+
+        /// The column of the entity's table that holds the property, if any.
+        var column: String? {
+            switch self {
+            case .attribute(let attribute): attribute.name
+            case .relationship(let relationship): relationship.foreignKeyColumn
+            }
         }
     }
 

@@ -5,11 +5,19 @@ final class EntityTable: Sendable {
     /// The identifier of the store the table is in, part of every object's
     /// `PersistentIdentifier`.
     let storeIdentifier: String
-    /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE).
+    /// The properties by ordinal.
+    let slots: [Schema.PropertySlot]
+    /// The ordinals of the properties that have a column in this table
+    /// (attributes and foreign keys), ascending.
+    let columnOrdinals: [Int]
+    /// The model class's relationships; nil when the entity was not built from a class.
+    let relationships: ModelRelationships?
+    /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE): column N + 1 is the
+    /// property with ordinal N, NULL for a relationship without a column here.
     let selectSQL: String
     /// Selects one row by primary key.
     let selectByKeySQL: String
-    /// Inserts every attribute. For an entity with unique attributes it is an
+    /// Inserts every column. For an entity with unique attributes it is an
     /// upsert that returns the row's key: a conflicting row is updated
     /// instead, as SwiftData does for `.unique`.
     let insertSQL: String
@@ -17,19 +25,24 @@ final class EntityTable: Sendable {
     /// key is `sqlite3_last_insert_rowid`: RETURNING makes SQLite collect the
     /// returned rows in a temporary table, which costs more than the insert.
     let insertReturnsKey: Bool
-    let deleteSQL: String
     let countSQL: String
 
     var name: String { entity.name }
+    var hasRelationships: Bool { !entity.relationships.isEmpty }
 
     init(entity: Schema.Entity, storeIdentifier: String) {
         self.entity = entity
         self.storeIdentifier = storeIdentifier
+        let slots = entity.slots
+        self.slots = slots
+        let columnOrdinals = slots.indices.filter { slots[$0].column != nil }
+        self.columnOrdinals = columnOrdinals
+        relationships = entity.persistentModelType.map(ModelRelationships.of)
         let table = quoteIdentifier(entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
-        selectSQL = SchemaSQL.selectAll(entity)
+        selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil)) FROM \(table)"
         selectByKeySQL = "\(selectSQL) WHERE \(key) = ?"
-        let columns = entity.attributes.map { quoteIdentifier($0.name) }
+        let columns = columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
         var insert: String
         if columns.isEmpty {
             insert = "INSERT INTO \(table) DEFAULT VALUES"
@@ -46,14 +59,21 @@ final class EntityTable: Sendable {
             insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key)"
         }
         insertSQL = insert
-        deleteSQL = "DELETE FROM \(table) WHERE \(key) = ?"
         countSQL = "SELECT count(*) FROM \(table)"
     }
 
-    /// `UPDATE "Entity" SET a = ?, c = ? WHERE _pk = ?` for the given ordinals,
-    /// in ascending order. One statement shape per set of changed properties.
+    /// `UPDATE "Entity" SET a = ?, c = ? WHERE _pk = ?` for the given ordinals
+    /// (which must have columns), in ascending order. One statement shape per
+    /// set of changed properties.
     func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals) -> String {
-        let assignments = ordinals.map { "\(quoteIdentifier(entity.attributes[$0].name)) = ?" }
+        let assignments = ordinals.compactMap { slots[$0].column }.map { "\(quoteIdentifier($0)) = ?" }
         return "UPDATE \(quoteIdentifier(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+    }
+
+    /// The column ordinals among `ordinals`.
+    func columnOrdinals(in ordinals: PropertyBitSet) -> PropertyBitSet {
+        var result = PropertyBitSet()
+        for ordinal in ordinals where ordinal < slots.count && slots[ordinal].column != nil { result.insert(ordinal) }
+        return result
     }
 }

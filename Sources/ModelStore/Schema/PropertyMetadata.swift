@@ -18,9 +18,18 @@ public struct PropertyMetadata: @unchecked Sendable {
     public let ordinal: Int
     /// The key path of the property on its model class.
     public let keyPath: AnyKeyPath
-    /// The attribute recorded in the schema.
-    public let attribute: Schema.Attribute
+    /// The attribute recorded in the schema; nil for a relationship.
+    public let attribute: Schema.Attribute?
+    /// The relationship recorded in the schema (inverse and storage not yet
+    /// resolved); nil for an attribute.
+    public let relationship: Schema.Relationship?
+    /// The inverse given in `@Relationship(inverse:)`, if any.
+    let inverseKeyPath: AnyKeyPath?
     let accessor: any PropertyAccessor
+    /// Typed access to the related objects; nil for an attribute.
+    let relationshipAccessor: (any RelationshipAccessor)?
+    /// The model class a relationship leads to; nil for an attribute.
+    let destinationType: (any PersistentModel.Type)?
 
     private init<Model: AnyObject, Coder: ValueCoder>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
@@ -32,7 +41,54 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.attribute = Schema.Attribute(
             name: name, kind: Coder.kind, representation: Coder.representation, swiftType: Coder.swiftTypeName,
             isOptional: Coder.isOptional, options: options, originalName: originalName)
-        self.accessor = KeyPathAccessor<Model, Coder>(keyPath: keyPath)
+        self.accessor = KeyPathAccessor<Model, Coder.Value>(keyPath: keyPath)
+        self.relationship = nil
+        self.inverseKeyPath = nil
+        self.relationshipAccessor = nil
+        self.destinationType = nil
+    }
+
+    private init<Model: PersistentModel, Value: RelationshipValue>(
+        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, ordinal: Int,
+        deleteRule: Schema.Relationship.DeleteRule, inverse: AnyKeyPath?, minimumModelCount: Int?,
+        maximumModelCount: Int?, originalName: String?, forwardsChanges: Bool
+    ) {
+        self.name = name
+        self.ordinal = ordinal
+        self.keyPath = keyPath
+        self.attribute = nil
+        self.relationship = Schema.Relationship(
+            name: name, destination: Value._destinationType.entityName, isToMany: Value._isToMany,
+            isOptional: Value._isOptional || Value._isToMany, deleteRule: deleteRule,
+            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount, originalName: originalName,
+            forwardsChanges: forwardsChanges)
+        self.inverseKeyPath = inverse
+        self.accessor = KeyPathAccessor<Model, Value>(keyPath: keyPath)
+        self.relationshipAccessor = KeyPathRelationshipAccessor<Model, Value>(keyPath: keyPath, ordinal: ordinal)
+        self.destinationType = Value._destinationType
+    }
+
+    /// Describes a relationship declared without `@Relationship`: nullify,
+    /// inverse inferred.
+    public static func attribute<Model: PersistentModel, Value: RelationshipValue>(
+        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
+        options: [Schema.Attribute.Option], originalName: String?
+    ) -> PropertyMetadata {
+        PropertyMetadata(
+            name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: .nullify, inverse: nil, minimumModelCount: nil,
+            maximumModelCount: nil, originalName: originalName, forwardsChanges: false)
+    }
+
+    /// Describes a relationship declared with `@Relationship`.
+    public static func relationship<Model: PersistentModel, Value: RelationshipValue>(
+        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
+        options: [Schema.Relationship.Option], deleteRule: Schema.Relationship.DeleteRule, minimumModelCount: Int?,
+        maximumModelCount: Int?, originalName: String?, inverse: AnyKeyPath?, forwardsChanges: Bool
+    ) -> PropertyMetadata {
+        PropertyMetadata(
+            name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: deleteRule, inverse: inverse,
+            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount, originalName: originalName,
+            forwardsChanges: forwardsChanges)
     }
 
     // The overloads below let the compiler choose how a property's type is
@@ -112,8 +168,8 @@ protocol PropertyAccessor: Sendable {
 }
 
 /// `@unchecked Sendable`: it holds only an immutable key path (see `PropertyMetadata`).
-struct KeyPathAccessor<Model: AnyObject, Coder: ValueCoder>: PropertyAccessor, @unchecked Sendable {
-    let keyPath: ReferenceWritableKeyPath<Model, Coder.Value>
+struct KeyPathAccessor<Model: AnyObject, Value>: PropertyAccessor, @unchecked Sendable {
+    let keyPath: ReferenceWritableKeyPath<Model, Value>
 
     // Accessors are looked up through the model's own entity, so the object
     // is always a `Model`; unsafeDowncast checks that in debug builds without
@@ -128,7 +184,7 @@ struct KeyPathAccessor<Model: AnyObject, Coder: ValueCoder>: PropertyAccessor, @
     }
 
     func setValue(_ value: Any, of model: AnyObject) -> Bool {
-        guard let value = value as? Coder.Value else { return false }
+        guard let value = value as? Value else { return false }
         typed(model)[keyPath: keyPath] = value
         return true
     }

@@ -10,6 +10,11 @@ public enum SchemaDifference: Hashable, Sendable, CustomStringConvertible {
     case attributeTypeChanged(entity: String, attribute: String, from: String, to: String)
     case attributeOptionalityChanged(entity: String, attribute: String, isOptional: Bool)
     case attributeUniquenessChanged(entity: String, attribute: String, isUnique: Bool)
+    case relationshipAdded(entity: String, relationship: String)
+    case relationshipRemoved(entity: String, relationship: String)
+    /// A relationship's destination, cardinality, inverse or storage changed (the
+    /// things the tables depend on; a delete rule is behaviour, not layout).
+    case relationshipChanged(entity: String, relationship: String, change: String)
 
     public var description: String {
         switch self {
@@ -23,6 +28,11 @@ public enum SchemaDifference: Hashable, Sendable, CustomStringConvertible {
             "attribute \(entity).\(attribute) became \(isOptional ? "optional" : "non-optional")"
         case .attributeUniquenessChanged(let entity, let attribute, let isUnique):
             "attribute \(entity).\(attribute) \(isUnique ? "became unique" : "is no longer unique")"
+        case .relationshipAdded(let entity, let relationship): "relationship \(entity).\(relationship) is new"
+        case .relationshipRemoved(let entity, let relationship):
+            "relationship \(entity).\(relationship) is no longer in the schema"
+        case .relationshipChanged(let entity, let relationship, let change):
+            "relationship \(entity).\(relationship) changed: \(change)"
         }
     }
 }
@@ -71,6 +81,37 @@ extension Schema.Entity {
             if attribute.isUnique != oldAttribute.isUnique {
                 result.append(
                     .attributeUniquenessChanged(entity: name, attribute: attribute.name, isUnique: attribute.isUnique))
+            }
+        }
+        result += relationshipDifferences(from: old)
+        return result
+    }
+
+    private func relationshipDifferences(from old: Schema.Entity) -> [SchemaDifference] {
+        var result: [SchemaDifference] = []
+        for relationship in old.relationships where self.relationship(named: relationship.name) == nil {
+            result.append(.relationshipRemoved(entity: name, relationship: relationship.name))
+        }
+        for relationship in relationships {
+            guard let oldRelationship = old.relationship(named: relationship.name) else {
+                result.append(.relationshipAdded(entity: name, relationship: relationship.name))
+                continue
+            }
+            func changed(_ what: String, _ from: Any, _ to: Any) {
+                result.append(
+                    .relationshipChanged(entity: name, relationship: relationship.name, change: "\(what) \(from) → \(to)"))
+            }
+            if relationship.destination != oldRelationship.destination {
+                changed("destination", oldRelationship.destination, relationship.destination)
+            }
+            if relationship.isToMany != oldRelationship.isToMany {
+                changed("to-many", oldRelationship.isToMany, relationship.isToMany)
+            }
+            if relationship.inverseName != oldRelationship.inverseName {
+                changed("inverse", oldRelationship.inverseName ?? "none", relationship.inverseName ?? "none")
+            }
+            if relationship.storage != oldRelationship.storage {
+                changed("storage", oldRelationship.storage, relationship.storage)
             }
         }
         return result

@@ -1,16 +1,68 @@
 /// The SQL text (DDL) for a schema's tables. Pure string building: names are
 /// always quoted with `quoteIdentifier`, and no value is ever spliced in.
 enum SchemaSQL {
+    /// Every statement that creates a schema's tables and indexes, in an
+    /// order SQLite accepts (foreign keys may name tables created later).
+    static func createStatements(_ schema: Schema) -> [String] {
+        var statements: [String] = []
+        for entity in schema.entities {
+            statements.append(createTable(entity))
+            for relationship in entity.relationships {
+                guard let column = relationship.foreignKeyColumn else { continue }
+                statements.append(
+                    "CREATE INDEX \(quoteIdentifier("\(entity.name).\(column)")) ON \(quoteIdentifier(entity.name)) (\(quoteIdentifier(column)))")
+            }
+        }
+        for entity in schema.entities {
+            for relationship in entity.relationships {
+                guard case .joinTable(let name, isSource: true) = relationship.storage else { continue }
+                statements += createJoinTable(name, source: entity.name, target: relationship.destination)
+            }
+        }
+        return statements
+    }
+
     /// `CREATE TABLE` for one entity: an AUTOINCREMENT primary key, so that a
     /// deleted object's identifier is never given to a new object, then one
-    /// column per attribute. STRICT makes SQLite itself refuse a value of the
-    /// wrong type, even from a tool that is not ModelStore.
+    /// column per attribute, then the foreign keys of to-one relationships.
+    /// STRICT makes SQLite itself refuse a value of the wrong type, even from
+    /// a tool that is not ModelStore.
+    ///
+    /// Foreign keys are deferred to the commit, so that a save can write a
+    /// graph with cycles in any order; they are always nullable in SQL, a
+    /// non-optional to-one being enforced by its Swift type.
     static func createTable(_ entity: Schema.Entity) -> String {
         var columns = ["\(quoteIdentifier(primaryKeyColumn)) INTEGER PRIMARY KEY AUTOINCREMENT"]
         for attribute in entity.attributes {
             columns.append(columnDefinition(attribute))
         }
+        for relationship in entity.relationships {
+            guard case .foreignKey(let column, let orderColumn) = relationship.storage else { continue }
+            columns.append(
+                "\(quoteIdentifier(column)) INTEGER REFERENCES \(quoteIdentifier(relationship.destination)) "
+                    + "(\(quoteIdentifier(primaryKeyColumn))) DEFERRABLE INITIALLY DEFERRED")
+            if let orderColumn { columns.append("\(quoteIdentifier(orderColumn)) INTEGER") }
+        }
         return "CREATE TABLE \(quoteIdentifier(entity.name)) (\(columns.joined(separator: ", "))) STRICT"
+    }
+
+    /// A join table: one row per link, with each side's position in the
+    /// other's array. A row goes away with either object's row.
+    static func createJoinTable(_ name: String, source: String, target: String) -> [String] {
+        func reference(_ column: String, _ entity: String) -> String {
+            "\(quoteIdentifier(column)) INTEGER NOT NULL REFERENCES \(quoteIdentifier(entity)) "
+                + "(\(quoteIdentifier(primaryKeyColumn))) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED"
+        }
+        let columns = [
+            reference(JoinTableColumn.source, source), reference(JoinTableColumn.target, target),
+            "\(quoteIdentifier(JoinTableColumn.sourceOrder)) INTEGER",
+            "\(quoteIdentifier(JoinTableColumn.targetOrder)) INTEGER",
+            "PRIMARY KEY (\(quoteIdentifier(JoinTableColumn.source)), \(quoteIdentifier(JoinTableColumn.target)))",
+        ]
+        return [
+            "CREATE TABLE \(quoteIdentifier(name)) (\(columns.joined(separator: ", "))) STRICT, WITHOUT ROWID",
+            "CREATE INDEX \(quoteIdentifier(name + ".target")) ON \(quoteIdentifier(name)) (\(quoteIdentifier(JoinTableColumn.target)))",
+        ]
     }
 
     static func columnDefinition(_ attribute: Schema.Attribute) -> String {
@@ -20,10 +72,15 @@ enum SchemaSQL {
         return definition
     }
 
-    /// `SELECT _pk, a, b, … FROM "Entity"`: the primary key at column 0, then
-    /// every attribute at column ordinal + 1, which is what `PersistentRow` reads.
-    static func selectAll(_ entity: Schema.Entity) -> String {
-        let columns = [primaryKeyColumn] + entity.attributes.map(\.name)
-        return "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(entity.name))"
+    /// The columns of a `SELECT` that `PersistentRow` reads: the primary key
+    /// at column 0, then the property with ordinal N at column N + 1 (NULL
+    /// for a relationship whose link is not in this table). `qualifier`
+    /// prefixes each column with a table alias, for joins.
+    static func selectColumns(_ slots: [Schema.PropertySlot], qualifier: String?) -> String {
+        let prefix = qualifier.map { "\($0)." } ?? ""
+        let columns = [prefix + quoteIdentifier(primaryKeyColumn)] + slots.map { slot in
+            slot.column.map { prefix + quoteIdentifier($0) } ?? "NULL"
+        }
+        return columns.joined(separator: ", ")
     }
 }

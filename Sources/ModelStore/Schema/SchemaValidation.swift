@@ -19,13 +19,24 @@ extension Schema {
             guard entityNames.insert(lowered).inserted else {
                 throw .invalidSchema(reason: "two entities are named \(entity.name) (names are compared without case, as SQLite does)")
             }
-            var propertyNames = Set<String>()
-            for attribute in entity.attributes {
-                if attribute.name.lowercased() == primaryKeyColumn {
-                    throw .invalidSchema(reason: "\(entity.name).\(attribute.name) uses the name of the primary key column \(primaryKeyColumn)")
+            var columnNames: Set<String> = [primaryKeyColumn]
+            for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
+                if name.lowercased() == primaryKeyColumn {
+                    throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the primary key column \(primaryKeyColumn)")
                 }
-                guard propertyNames.insert(attribute.name.lowercased()).inserted else {
-                    throw .invalidSchema(reason: "\(entity.name) has two properties named \(attribute.name)")
+                guard columnNames.insert(name.lowercased()).inserted else {
+                    throw .invalidSchema(reason: "\(entity.name) has two properties named \(name)")
+                }
+            }
+        }
+        let resolved = try resolvingRelationships()
+        for entity in resolved.entities {
+            let names = Set((entity.attributes.map(\.name) + entity.relationships.map(\.name)).map { $0.lowercased() })
+            for relationship in entity.relationships {
+                if case .foreignKey(_, let orderColumn?) = relationship.storage, names.contains(orderColumn.lowercased()) {
+                    throw .invalidSchema(
+                        reason: "\(entity.name).\(orderColumn) is the name of the column that keeps the order of "
+                            + "\(relationship.destination).\(relationship.inverseName ?? "?"); rename the property")
                 }
             }
         }

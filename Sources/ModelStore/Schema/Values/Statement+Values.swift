@@ -40,4 +40,16 @@ extension Statement {
     public func bindValue<Value: Codable>(_ value: Value?, as type: Value?.Type, at index: Int32) throws {
         try OptionalJSONCoder<Value>.encode(value, into: self, at: index)
     }
+
+    /// Binds a to-one relationship's foreign key: the related object's row
+    /// key, or NULL when there is none or it is not saved yet (the save
+    /// pipeline fills that in once the related row exists).
+    /// - Throws: `SQLiteError`.
+    public func bindValue<Value: RelationshipValue>(_ value: Value, as type: Value.Type, at index: Int32) throws {
+        if let rowID = value._firstRelatedModel?._$modelState.rowID {
+            try bind(rowID, at: index)
+        } else {
+            try bindNull(at: index)
+        }
+    }
 }

@@ -1,0 +1,77 @@
+import Foundation
+
+/// What deleting a set of objects does, worked out before a save writes
+/// anything: every row to delete (the objects deleted, and those reached
+/// through cascade rules, at any depth), the foreign-key columns to clear,
+/// and the objects that deny the delete.
+///
+/// The rules are applied with set-based queries, one per relationship and
+/// level of the cascade, so deleting objects whose relationships were never
+/// loaded costs no query per object. Where an object's relationship is
+/// loaded, its in-memory value (with unsaved changes) counts instead.
+struct DeletePlan {
+    /// Rows to delete, by table.
+    private(set) var keys: [ObjectIdentifier: Set<Int64>] = [:]
+    private(set) var tables: [ObjectIdentifier: EntityTable] = [:]
+    /// Columns to set to NULL where they hold a deleted row's key: the
+    /// links of the objects that stay.
+    private(set) var nullifications: [Nullification] = []
+    /// Objects inserted in this save that a cascade reached: they are
+    /// dropped instead of written.
+    private(set) var discardedInserts: [any PersistentModel] = []
+
+    struct Nullification {
+        let table: EntityTable
+        let column: String
+        let orderColumn: String?
+        /// The table whose deleted keys the column may hold.
+        let destination: EntityTable
+    }
+
+    var isEmpty: Bool { keys.isEmpty && discardedInserts.isEmpty }
+
+    func contains(_ table: EntityTable, _ key: Int64) -> Bool {
+        keys[ObjectIdentifier(table)]?.contains(key) ?? false
+    }
+
+    /// True when `model` is being deleted by this plan.
+    func contains(_ model: any PersistentModel) -> Bool {
+        let state = model._$modelState
+        guard let table = state.table, let key = state.rowID else {
+            return discardedInserts.contains { $0 === model }
+        }
+        return contains(table, key)
+    }
+
+    /// Adds the keys not yet in the plan; returns them.
+    mutating func add(_ newKeys: some Sequence<Int64>, of table: EntityTable) -> [Int64] {
+        let id = ObjectIdentifier(table)
+        tables[id] = table
+        var added: [Int64] = []
+        for key in newKeys where keys[id, default: []].insert(key).inserted { added.append(key) }
+        return added
+    }
+
+    mutating func nullify(_ nullification: Nullification) {
+        let isKnown = nullifications.contains {
+            $0.table === nullification.table && $0.column == nullification.column
+                && $0.destination === nullification.destination
+        }
+        if !isKnown { nullifications.append(nullification) }
+    }
+
+    mutating func discard(_ model: any PersistentModel) {
+        if !discardedInserts.contains(where: { $0 === model }) { discardedInserts.append(model) }
+    }
+
+    /// The tables with rows to delete and their keys.
+    var rowsByTable: [(table: EntityTable, keys: Set<Int64>)] {
+        keys.compactMap { id, keys in tables[id].map { ($0, keys) } }
+    }
+}
+
+/// Binds a set of row keys as one parameter, read in SQL with
+/// `IN (SELECT value FROM json_each(?))`: one statement whatever the count.
+func jsonKeys(_ keys: some Collection<Int64>) -> String {
+    "[" + keys.map(String.init).joined(separator: ",") + "]"
+}

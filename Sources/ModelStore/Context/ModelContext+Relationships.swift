@@ -1,0 +1,174 @@
+import Foundation
+
+// Loading relationships: faults fired on first access (one query each, or an
+// identity-map hit for a to-one), and prefetching for a whole fetch result
+// (one query per relationship).
+
+extension ModelContext {
+    /// The objects relationship `relationship` of the row `holderRowID` holds,
+    /// in order. For a to-one stored in the holder's row, `foreignKey` is the
+    /// related row's key. An object not saved yet has nothing in the store.
+    /// - Throws: `ModelStoreError` when a row cannot be read; `SQLiteError`.
+    func relatedModels(
+        _ relationship: RuntimeRelationship, holderRowID: Int64?, foreignKey: Int64?
+    ) throws -> [any PersistentModel] {
+        let destination = try destinationTable(of: relationship)
+        guard let type = store.modelType(of: destination) else { return [] }
+        if relationship.schema.foreignKeyColumn != nil {
+            guard let foreignKey else { return [] }
+            if let model = registered(destination, rowID: foreignKey) { return [model] }
+            return try withEagerLoadGuard(relationship) {
+                try fetchOne(type, table: destination, rowID: foreignKey).map { [$0] } ?? []
+            }
+        }
+        guard let holderRowID else { return [] }
+        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: 1)
+        return try withEagerLoadGuard(relationship) {
+            try rows(type, table: destination, sql: sql) { try $0.bind(holderRowID, at: 1) }.map(\.model)
+        }
+    }
+
+    private func withEagerLoadGuard<Result>(_ relationship: RuntimeRelationship, _ body: () throws -> Result) throws -> Result {
+        guard eagerLoadDepth < 64 else {
+            throw ModelStoreError.invalidValue(
+                entity: relationship.schema.destination, property: relationship.schema.name, row: nil,
+                reason: "non-optional to-one relationships nest too deep to load (a cycle of them?); make one optional",
+                path: store.path)
+        }
+        eagerLoadDepth += 1
+        defer { eagerLoadDepth -= 1 }
+        return try body()
+    }
+
+    func destinationTable(of relationship: RuntimeRelationship) throws -> EntityTable {
+        guard let table = store.table(named: relationship.schema.destination) else {
+            throw ModelStoreError.entityNotInSchema(entity: relationship.schema.destination)
+        }
+        return table
+    }
+
+    /// A SELECT of the destination's rows related to the holders whose keys
+    /// are bound at parameter 1 (one key, or a JSON array of keys when
+    /// `holders` > 1), with the holder's key as the last column, in the
+    /// relationship's order. Returns the SQL and the holder key's column.
+    func relatedRowsSQL(
+        _ relationship: RuntimeRelationship, destination: EntityTable, holders: Int
+    ) throws -> (sql: String, holderColumn: Int32) {
+        let match = holders == 1 ? "= ?" : "IN (SELECT value FROM json_each(?))"
+        let holderColumn = Int32(destination.slots.count + 1)
+        let columns = SchemaSQL.selectColumns(destination.slots, qualifier: "t")
+        let table = "\(quoteIdentifier(destination.name)) AS t"
+        let key = quoteIdentifier(primaryKeyColumn)
+        switch relationship.schema.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverse,
+                case .foreignKey(let column, let orderColumn) = inverse.schema.storage
+            else { break }
+            let link = "t.\(quoteIdentifier(column))"
+            let order = orderColumn.map { "t.\(quoteIdentifier($0)), " } ?? ""
+            return ("SELECT \(columns), \(link) FROM \(table) WHERE \(link) \(match) ORDER BY \(link), \(order)t.\(key)", holderColumn)
+        case .joinTable(let name, let isSource):
+            let (holderSide, otherSide, order) =
+                isSource
+                ? (JoinTableColumn.source, JoinTableColumn.target, JoinTableColumn.sourceOrder)
+                : (JoinTableColumn.target, JoinTableColumn.source, JoinTableColumn.targetOrder)
+            let link = "j.\(quoteIdentifier(holderSide))"
+            return (
+                "SELECT \(columns), \(link) FROM \(table) JOIN \(quoteIdentifier(name)) AS j "
+                    + "ON j.\(quoteIdentifier(otherSide)) = t.\(key) WHERE \(link) \(match) "
+                    + "ORDER BY \(link), j.\(quoteIdentifier(order)), t.\(key)",
+                holderColumn
+            )
+        case .foreignKey(let column, _):
+            // Prefetching a to-one held in the holder's row: the related rows by key.
+            _ = column
+            return ("SELECT \(columns), t.\(key) FROM \(table) WHERE t.\(key) \(match) ORDER BY t.\(key)", holderColumn)
+        case .unresolved:
+            break
+        }
+        throw ModelStoreError.invalidSchema(
+            reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
+    }
+
+    /// Runs a SELECT whose first columns are `table`'s select columns and
+    /// returns each row's object with the value of column `extraColumn`, if given.
+    func rows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, sql: String, extraColumn: Int32? = nil,
+        bind: (Statement) throws -> Void
+    ) throws -> [(model: any PersistentModel, extra: Int64)] {
+        let statement = try connection().cachedStatement(sql)
+        defer { statement.reset() }
+        try bind(statement)
+        let registry = registry(for: table)
+        var result: [(model: any PersistentModel, extra: Int64)] = []
+        while try statement.step() {
+            guard let model = try materialize(type, table: table, registry: registry, from: statement) else { continue }
+            result.append((model, extraColumn.map { statement.int64(at: $0) } ?? 0))
+        }
+        return result
+    }
+
+    // MARK: Prefetching
+
+    /// Loads the relationships named by `keyPaths` for all of `models` (of
+    /// `table`), one query per relationship, and sets them on each object.
+    /// - Throws: `ModelStoreError.invalidValue` when a key path is not a
+    ///   relationship of the entity; what loading throws.
+    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], table: EntityTable) throws {
+        guard !models.isEmpty else { return }
+        for keyPath in keyPaths {
+            guard let property = table.entity.properties.first(where: { $0.keyPath == keyPath }),
+                let relationship = table.relationships?.relationship(at: property.ordinal)
+            else {
+                throw ModelStoreError.invalidValue(
+                    entity: table.name, property: "\(keyPath)", row: nil,
+                    reason: "relationshipKeyPathsForPrefetching names a property that is not a relationship",
+                    path: store.path)
+            }
+            try prefetch(relationship, of: models)
+        }
+    }
+
+    private func prefetch(_ relationship: RuntimeRelationship, of models: [any PersistentModel]) throws {
+        let ordinal = relationship.ordinal
+        let faulted = models.filter { $0._$modelState.isFault(ordinal) }
+        // Holders are matched to rows by key: the holder's own key, or for a
+        // to-one held in its row, the related row's key.
+        let holdsForeignKey = relationship.schema.foreignKeyColumn != nil
+        var holdersByKey: [Int64: [any PersistentModel]] = [:]
+        for model in faulted {
+            let state = model._$modelState
+            guard let key = holdsForeignKey ? state.faultKeys[ordinal] : state.rowID else { continue }
+            holdersByKey[key, default: []].append(model)
+        }
+        var related: [Int64: [any PersistentModel]] = [:]
+        if !holdersByKey.isEmpty {
+            let destination = try destinationTable(of: relationship)
+            guard let type = store.modelType(of: destination) else { return }
+            let (sql, holderColumn) = try relatedRowsSQL(relationship, destination: destination, holders: holdersByKey.count)
+            let keys = jsonKeys(holdersByKey.keys)
+            for (model, key) in try rows(type, table: destination, sql: sql, extraColumn: holderColumn, bind: {
+                try $0.bind(keys, at: 1)
+            }) {
+                related[key, default: []].append(model)
+            }
+        }
+        for (key, holders) in holdersByKey {
+            for holder in holders {
+                setLoaded(related[key] ?? [], for: relationship, of: holder)
+            }
+        }
+    }
+
+    /// Makes loaded objects the value of a relationship that was a fault,
+    /// without counting it as a change.
+    func setLoaded(_ models: [any PersistentModel], for relationship: RuntimeRelationship, of holder: any PersistentModel) {
+        let state = holder._$modelState
+        state.faults.remove(relationship.ordinal)
+        state.faultKeys[relationship.ordinal] = nil
+        let wasApplying = state.isApplyingStoredValues
+        state.isApplyingStoredValues = true
+        defer { state.isApplyingStoredValues = wasApplying }
+        relationship.accessor.setModels(models, of: holder)
+    }
+}

@@ -1,0 +1,82 @@
+import Synchronization
+
+/// One relationship of a model class with its resolved schema (inverse,
+/// storage) and typed access to both ends.
+struct RuntimeRelationship: Sendable {
+    let ordinal: Int
+    let schema: Schema.Relationship
+    let accessor: any RelationshipAccessor
+    let inverse: InverseEnd?
+
+    /// The other end of a relationship that has an inverse.
+    struct InverseEnd: Sendable {
+        let ordinal: Int
+        let schema: Schema.Relationship
+        let accessor: any RelationshipAccessor
+    }
+}
+
+/// The relationships of one model class, resolved once per class and shared
+/// by every object, in a context or not: inverse maintenance must work for
+/// objects that were never inserted, so it cannot wait for a container.
+final class ModelRelationships: Sendable {
+    /// The relationships by ordinal; nil at an attribute's ordinal.
+    let byOrdinal: [RuntimeRelationship?]
+    let all: [RuntimeRelationship]
+
+    private init(_ relationships: [RuntimeRelationship], propertyCount: Int) {
+        var byOrdinal = [RuntimeRelationship?](repeating: nil, count: propertyCount)
+        for relationship in relationships { byOrdinal[relationship.ordinal] = relationship }
+        self.byOrdinal = byOrdinal
+        self.all = relationships
+    }
+
+    func relationship(at ordinal: Int) -> RuntimeRelationship? {
+        ordinal < byOrdinal.count ? byOrdinal[ordinal] : nil
+    }
+
+    private static let cache = Mutex<[ObjectIdentifier: ModelRelationships]>([:])
+
+    /// The relationships of `type`, resolved on first use.
+    static func of(_ type: any PersistentModel.Type) -> ModelRelationships {
+        let key = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[key] }) { return cached }
+        // Built outside the lock: building reads other classes' property tables.
+        let built = build(type)
+        return cache.withLock { cache in
+            if let cached = cache[key] { return cached }
+            cache[key] = built
+            return built
+        }
+    }
+
+    private static func build(_ type: any PersistentModel.Type) -> ModelRelationships {
+        let properties = type._$persistentProperties
+        guard properties.contains(where: { $0.relationship != nil }) else {
+            return ModelRelationships([], propertyCount: properties.count)
+        }
+        // The schema of the class and every class it reaches holds both ends
+        // of each of its relationships, which is all that resolution needs.
+        let schema = Schema([type])
+        let entity = schema.entity(named: type.entityName)
+        var relationships: [RuntimeRelationship] = []
+        for property in properties {
+            guard let accessor = property.relationshipAccessor,
+                let resolved = entity?.relationship(named: property.name) ?? property.relationship
+            else { continue }
+            var inverse: RuntimeRelationship.InverseEnd?
+            if let inverseName = resolved.inverseName,
+                let destinationProperty = property.destinationType?._$persistentProperties.first(where: {
+                    $0.name == inverseName
+                }),
+                let inverseAccessor = destinationProperty.relationshipAccessor,
+                let inverseSchema = schema.entity(named: resolved.destination)?.relationship(named: inverseName)
+            {
+                inverse = .init(ordinal: destinationProperty.ordinal, schema: inverseSchema, accessor: inverseAccessor)
+            }
+            relationships.append(
+                RuntimeRelationship(ordinal: property.ordinal, schema: resolved, accessor: accessor, inverse: inverse))
+        }
+        return ModelRelationships(relationships, propertyCount: properties.count)
+    }
+}

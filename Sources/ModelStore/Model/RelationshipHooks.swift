@@ -1,0 +1,103 @@
+// The relationship overloads of the hooks that `@Model`'s generated
+// accessors call. The compiler picks these for properties whose type is a
+// `RelationshipValue` and the generic ones in PersistentModel.swift for
+// attributes.
+
+extension PersistentModel {
+    /// Loads relationship `ordinal` when it is a fault; called by generated
+    /// accessors. Nil when it is not a fault or cannot be loaded (the object
+    /// left its context, or its rows cannot be read): the property then keeps
+    /// its in-memory value (nil or empty).
+    public func _$faultValue<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
+        let state = _$modelState
+        guard state.faults.contains(ordinal) else { return nil }
+        guard let owner = state.owner, let relationship = ModelRelationships.of(Self.self).relationship(at: ordinal)
+        else {
+            state.faults.remove(ordinal)
+            return nil
+        }
+        guard let models = owner.loadRelationship(relationship, of: self) else { return nil }
+        state.faults.remove(ordinal)
+        state.faultKeys[ordinal] = nil
+        return Value._value(holding: models)
+    }
+
+    /// A relationship setter's check: false when nothing changes (the same
+    /// objects in the same order); otherwise records the change and mirrors
+    /// it in the inverse relationship of the objects added and removed.
+    public func _$willChange<Value: RelationshipValue>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
+        if old == new { return false }
+        let state = _$modelState
+        if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
+        if !state.isApplyingStoredValues {
+            RelationshipMaintenance.relationshipWillChange(
+                self, ordinal: ordinal, from: old._relatedModels, to: new._relatedModels)
+        }
+        return true
+    }
+
+    /// Before an in-place mutation of a relationship (`trip.stops.append(stop)`):
+    /// remembers the objects it held, so that the inverse can be updated after.
+    public func _$willModify<Value: RelationshipValue>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
+        _$recordChange(ordinal, from: current)
+        _$modelState.modifyingModels[ordinal] = current._relatedModels
+        _$modelState.willSet(self, keyPath: keyPath)
+    }
+
+    /// After an in-place mutation of a relationship: mirrors it in the inverse.
+    public func _$didModify<Value: RelationshipValue>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
+        let state = _$modelState
+        let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
+        if !state.isApplyingStoredValues {
+            RelationshipMaintenance.relationshipWillChange(self, ordinal: ordinal, from: old, to: current._relatedModels)
+        }
+        state.didSet(self, keyPath: keyPath)
+    }
+}
+
+/// Keeps both ends of a relationship in step in memory, as Core Data does:
+/// `stop.trip = trip` puts `stop` into `trip.stops`, removing it from
+/// `trip.stops` sets `stop.trip` to nil, and so on for every kind.
+enum RelationshipMaintenance {
+    static func relationshipWillChange(
+        _ holder: any PersistentModel, ordinal: Int, from old: [any PersistentModel], to new: [any PersistentModel]
+    ) {
+        let added = models(new, notIn: old)
+        let removed = models(old, notIn: new)
+        guard !added.isEmpty || !removed.isEmpty else { return }
+        adoptIntoOneContext(holder, added)
+        guard let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal),
+            let inverse = relationship.inverse
+        else { return }
+        let initiator = holder._$modelState.inverseInitiator
+        for member in removed where member !== initiator {
+            mirroring(from: holder, into: member) { inverse.accessor.remove(holder, from: member) }
+        }
+        for member in added where member !== initiator {
+            mirroring(from: holder, into: member) {
+                inverse.accessor.add(holder, to: member, isToMany: inverse.schema.isToMany)
+            }
+        }
+    }
+
+    /// Runs `body`, which changes `member`'s inverse relationship, with
+    /// `holder` marked as the change's origin, so that `member`'s own mirroring
+    /// does not write back into `holder`.
+    private static func mirroring(from holder: AnyObject, into member: any PersistentModel, _ body: () -> Void) {
+        let state = member._$modelState
+        let previous = state.inverseInitiator
+        state.inverseInitiator = holder
+        defer { state.inverseInitiator = previous }
+        body()
+    }
+
+    /// Objects that become related join the context of the other end, as in
+    /// SwiftData: relating a new object to a saved one inserts it.
+    private static func adoptIntoOneContext(_ holder: any PersistentModel, _ added: [any PersistentModel]) {
+        if let owner = holder._$modelState.owner {
+            for member in added where member._$modelState.owner == nil { owner.adopt(member) }
+        } else if let owner = added.lazy.compactMap({ $0._$modelState.owner }).first {
+            owner.adopt(holder)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+/// A type a relationship property may have: a model (`Person`), an optional
+/// model (`Person?`, `Person!`), an array of models (`[Stop]`), or an
+/// optional array (`[Stop]?`).
+///
+/// The `@Model` macro sees only spellings, so it cannot tell `var owner:
+/// Person?` (a relationship) from `var budget: Budget?` (a Codable attribute).
+/// The generated code passes every property's type to overloaded functions,
+/// and the compiler picks the relationship overload for the types that
+/// conform to this protocol. The requirements are underscored: they are the
+/// runtime's view of the value as a list of models.
+public protocol RelationshipValue: Equatable {
+    /// The model class at the other end.
+    static var _destinationType: any PersistentModel.Type { get }
+    /// True for arrays.
+    static var _isToMany: Bool { get }
+    /// True when the value may be nil.
+    static var _isOptional: Bool { get }
+    /// The related objects, in order.
+    var _relatedModels: [any PersistentModel] { get }
+    /// The related object of a to-one (the first of a to-many), without
+    /// building an array.
+    var _firstRelatedModel: (any PersistentModel)? { get }
+    /// The value holding exactly `models`; nil when they do not fit (a model of
+    /// another class, several models for a to-one, none for a non-optional to-one).
+    static func _value(holding models: [any PersistentModel]) -> Self?
+}
+
+extension PersistentModel {
+    public static var _destinationType: any PersistentModel.Type { Self.self }
+    public static var _isToMany: Bool { false }
+    public static var _isOptional: Bool { false }
+    public var _relatedModels: [any PersistentModel] { [self] }
+    public var _firstRelatedModel: (any PersistentModel)? { self }
+
+    public static func _value(holding models: [any PersistentModel]) -> Self? {
+        models.count == 1 ? models[0] as? Self : nil
+    }
+}
+
+extension Optional: RelationshipValue where Wrapped: RelationshipValue {
+    public static var _destinationType: any PersistentModel.Type { Wrapped._destinationType }
+    public static var _isToMany: Bool { Wrapped._isToMany }
+    public static var _isOptional: Bool { true }
+    public var _relatedModels: [any PersistentModel] { self?._relatedModels ?? [] }
+    public var _firstRelatedModel: (any PersistentModel)? { self?._firstRelatedModel }
+
+    public static func _value(holding models: [any PersistentModel]) -> Self? {
+        // An optional to-one with no model is nil; an optional to-many holds
+        // an empty array, which is what a store that keeps no "nil array" reads back.
+        if models.isEmpty && !Wrapped._isToMany { return .some(nil) }
+        return Wrapped._value(holding: models).map { .some($0) }
+    }
+}
+
+extension Array: RelationshipValue where Element: PersistentModel {
+    public static var _destinationType: any PersistentModel.Type { Element.self }
+    public static var _isToMany: Bool { true }
+    public static var _isOptional: Bool { false }
+    public var _relatedModels: [any PersistentModel] { self }
+    public var _firstRelatedModel: (any PersistentModel)? { first }
+
+    public static func _value(holding models: [any PersistentModel]) -> Self? {
+        var result: [Element] = []
+        result.reserveCapacity(models.count)
+        for model in models {
+            guard let element = model as? Element else { return nil }
+            result.append(element)
+        }
+        return result
+    }
+}
+
+/// Removes repeated objects, keeping the first of each: a to-many holds an
+/// object at most once, as Core Data's and SwiftData's to-many do.
+func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
+    guard models.count > 1 else { return models }
+    var seen = Set<ObjectIdentifier>()
+    return models.filter { seen.insert(ObjectIdentifier($0)).inserted }
+}
+
+/// The objects of `models` that are not in `other`, by identity, in order.
+func models(_ models: [any PersistentModel], notIn other: [any PersistentModel]) -> [any PersistentModel] {
+    if other.isEmpty { return models }
+    let others = Set(other.map(ObjectIdentifier.init))
+    return models.filter { !others.contains(ObjectIdentifier($0)) }
+}
