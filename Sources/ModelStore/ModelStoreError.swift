@@ -29,6 +29,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A delete was refused by a `.deny` rule: `relationship` of the object
     /// `object` still holds `blockers`. Nothing was written.
     case deleteDenied(object: String, relationship: String, blockers: [String])
+    /// At the end of a save, an object still referred to a deleted one (a
+    /// `.noAction` rule, or a row deleted by another context meanwhile).
+    /// Nothing was written.
+    case danglingReference(path: String)
     /// A to-many relationship holds fewer or more objects than its
     /// `minimumModelCount`/`maximumModelCount` allow. Nothing was written.
     case relationshipCount(object: String, relationship: String, count: Int, minimum: Int?, maximum: Int?)
@@ -66,6 +70,9 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             let shown = blockers.prefix(10).joined(separator: ", ") + (blockers.count > 10 ? ", …" : "")
             return "cannot delete \(object): its relationship \(relationship) has delete rule .deny and still holds "
                 + "\(blockers.count) object\(blockers.count == 1 ? "" : "s") (\(shown)); nothing was written"
+        case .danglingReference(let path):
+            return "save failed: an object in \(path) would still refer to a deleted object (a .noAction delete "
+                + "rule, or an object deleted elsewhere); nothing was written"
         case .relationshipCount(let object, let relationship, let count, let minimum, let maximum):
             let limits = [minimum.map { "at least \($0)" }, maximum.map { "at most \($0)" }].compactMap { $0 }
             return "\(object).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold "

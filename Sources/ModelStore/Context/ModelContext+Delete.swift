@@ -23,22 +23,29 @@ extension ModelContext {
         var plan = DeletePlan()
         var pending: [(table: EntityTable, keys: [Int64])] = []
         var denials: [(table: EntityTable, relationship: RuntimeRelationship, related: [Int64: [Int64]])] = []
+        var rootKeys: [ObjectIdentifier: (table: EntityTable, keys: [Int64])] = [:]
         for root in roots {
             guard let table = root._$modelState.table, let key = root._$modelState.rowID else { continue }
-            let added = plan.add([key], of: table)
+            rootKeys[ObjectIdentifier(table), default: (table, [])].keys.append(key)
+        }
+        for (table, keys) in rootKeys.values {
+            let added = plan.add(keys, of: table)
             if !added.isEmpty { pending.append((table, added)) }
         }
         while !pending.isEmpty {
             let (table, keys) = pending.removeFirst()
             for relationship in table.relationships?.all ?? [] {
                 let destination = try destinationTable(of: relationship)
-                let related = try relatedKeys(relationship, of: keys, in: table, plan: &plan)
+                // Only cascade and deny need to know the related objects;
+                // nullify is one UPDATE (or nothing, when the link is in the
+                // deleted row or a join table), and noAction does nothing.
                 switch relationship.schema.deleteRule {
                 case .cascade:
+                    let related = try relatedKeys(relationship, of: keys, in: table, plan: &plan)
                     let added = plan.add(related.values.joined(), of: destination)
                     if !added.isEmpty { pending.append((destination, added)) }
                 case .deny:
-                    denials.append((table, relationship, related))
+                    denials.append((table, relationship, try relatedKeys(relationship, of: keys, in: table, plan: &plan)))
                 case .nullify:
                     if case .inverseForeignKey = relationship.schema.storage, let inverse = relationship.inverse,
                         case .foreignKey(let column, let orderColumn) = inverse.schema.storage

@@ -22,7 +22,7 @@ extension ModelContext {
             }
         }
         guard let holderRowID else { return [] }
-        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: 1)
+        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, manyHolders: false)
         return try withEagerLoadGuard(relationship) {
             try rows(type, table: destination, sql: sql) { try $0.bind(holderRowID, at: 1) }.map(\.model)
         }
@@ -48,13 +48,13 @@ extension ModelContext {
     }
 
     /// A SELECT of the destination's rows related to the holders whose keys
-    /// are bound at parameter 1 (one key, or a JSON array of keys when
-    /// `holders` > 1), with the holder's key as the last column, in the
+    /// are bound at parameter 1 (one key, or with `manyHolders` a JSON array
+    /// of keys), with the holder's key as the last column, in the
     /// relationship's order. Returns the SQL and the holder key's column.
     func relatedRowsSQL(
-        _ relationship: RuntimeRelationship, destination: EntityTable, holders: Int
+        _ relationship: RuntimeRelationship, destination: EntityTable, manyHolders: Bool
     ) throws -> (sql: String, holderColumn: Int32) {
-        let match = holders == 1 ? "= ?" : "IN (SELECT value FROM json_each(?))"
+        let match = manyHolders ? "IN (SELECT value FROM json_each(?))" : "= ?"
         let holderColumn = Int32(destination.slots.count + 1)
         let columns = SchemaSQL.selectColumns(destination.slots, qualifier: "t")
         let table = "\(quoteIdentifier(destination.name)) AS t"
@@ -145,7 +145,7 @@ extension ModelContext {
         if !holdersByKey.isEmpty {
             let destination = try destinationTable(of: relationship)
             guard let type = store.modelType(of: destination) else { return }
-            let (sql, holderColumn) = try relatedRowsSQL(relationship, destination: destination, holders: holdersByKey.count)
+            let (sql, holderColumn) = try relatedRowsSQL(relationship, destination: destination, manyHolders: true)
             let keys = jsonKeys(holdersByKey.keys)
             for (model, key) in try rows(type, table: destination, sql: sql, extraColumn: holderColumn, bind: {
                 try $0.bind(keys, at: 1)

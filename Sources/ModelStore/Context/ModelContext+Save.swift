@@ -14,7 +14,8 @@ extension ModelContext {
     ///   value cannot be stored (a UInt64 above Int64.max); `.rowNotFound` when
     ///   a changed object's row was deleted elsewhere; `.deleteDenied` when a
     ///   `.deny` rule blocks a delete; `.relationshipCount` when a to-many
-    ///   breaks its minimum or maximum count; `.entityNotInSchema`;
+    ///   breaks its minimum or maximum count; `.danglingReference` when an
+    ///   object would still refer to a deleted one; `.entityNotInSchema`;
     ///   `SQLiteError` when the transaction cannot begin or commit (the
     ///   database stayed busy past the timeout, the disk is full).
     /// - Complexity: O(changed objects × changed properties).
@@ -55,6 +56,10 @@ extension ModelContext {
         } catch {
             // The store is as it was; so are the new objects: still unsaved.
             for model in insertedModels { model._$modelState.rowID = nil }
+            // Foreign keys are checked at commit, for the whole save.
+            if let error = error as? SQLiteError, error.extendedCode == SQLiteError.foreignKeyConstraint {
+                throw ModelStoreError.danglingReference(path: store.path)
+            }
             throw error
         }
 

@@ -62,6 +62,33 @@ public final class ModelContext {
         self.container = container
     }
 
+    // Related objects refer to each other (a trip holds its stops, each stop
+    // its trip), as in Core Data and SwiftData: a loaded graph would keep
+    // itself alive after the app let go of it. Loaded relationships only
+    // make sense with their context (which loads and saves them), so when the
+    // context goes, its objects let go of each other and the graph is freed.
+    deinit {
+        var models = inserted.models + changed.models + deleted.models
+        for registry in identityMap.values {
+            models += registry.objects.values.compactMap(\.model)
+        }
+        for model in models {
+            releaseRelationships(of: model)
+        }
+    }
+
+    private func releaseRelationships(of model: any PersistentModel) {
+        guard let relationships = model._$modelState.table?.relationships else { return }
+        let state = model._$modelState
+        state.isApplyingStoredValues = true
+        defer { state.isApplyingStoredValues = false }
+        for relationship in relationships.all where !state.isFault(relationship.ordinal) {
+            relationship.accessor.setModels([], of: model)
+        }
+        state.faults = PropertyBitSet()
+        state.faultKeys = [:]
+    }
+
     /// The context's connection, opened on first use.
     func connection() throws -> Connection {
         if let connectionStorage { return connectionStorage }

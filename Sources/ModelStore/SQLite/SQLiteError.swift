@@ -50,6 +50,8 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public static let constraint: Int32 = SQLITE_CONSTRAINT
     /// `SQLITE_NOTADB`: the file is not a SQLite database.
     public static let notADatabase: Int32 = SQLITE_NOTADB
+    /// A foreign key constraint failed (an extended code).
+    public static let foreignKeyConstraint: Int32 = 787
     /// `SQLITE_CANTOPEN`: the file or its folder cannot be opened.
     public static let cannotOpen: Int32 = SQLITE_CANTOPEN
     /// `SQLITE_READONLY`: a write was attempted on a read-only connection.

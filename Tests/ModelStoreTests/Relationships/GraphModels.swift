@@ -107,9 +107,22 @@ enum Graph {
         }
     }
 
+    /// Books stay when their shelf is deleted, and nothing clears their link.
+    @Model final class Shelf {
+        var name: String
+        @Relationship(deleteRule: .noAction) var books: [Book] = []
+        init(name: String) { self.name = name }
+    }
+
+    @Model final class Book {
+        var title: String
+        var shelf: Shelf?
+        init(title: String) { self.title = title }
+    }
+
     nonisolated(unsafe) static let models: [any PersistentModel.Type] = [
         Trip.self, Stop.self, Lodging.self, Tag.self, Expense.self, Person.self, Department.self, Employee.self,
-        Node.self, Team.self, Teammate.self, Flight.self, Airport.self, Ticket.self,
+        Node.self, Team.self, Teammate.self, Flight.self, Airport.self, Ticket.self, Shelf.self, Book.self,
     ]
 }
 
