@@ -284,6 +284,33 @@ struct ModelDiagnosticsTests {
         )
     }
 
+    @Test("@Relationship cannot be combined with @Transient or @Attribute")
+    func relationshipCombinations() {
+        assertExpansion(
+            """
+            @Model final class Trip {
+                @Relationship @Transient var stops: [Stop] = []
+                @Attribute(.unique) @Relationship var owner: Person?
+            }
+            """,
+            expandedSource: """
+                final class Trip {
+                    @Relationship @Transient var stops: [Stop] = []
+                    @Attribute(.unique) @Relationship var owner: Person?
+
+                \(emptyModelMembers("Trip"))
+                }
+
+                extension Trip: ModelStore.PersistentModel {
+                }
+                """,
+            diagnostics: [
+                DiagnosticSpec(message: "a property cannot be both @Transient and @Relationship", line: 2, column: 19),
+                DiagnosticSpec(message: "a property cannot be both @Attribute and @Relationship", line: 3, column: 5),
+            ]
+        )
+    }
+
     @Test("@Transient and @Attribute together are contradictory")
     func transientAndAttribute() {
         assertExpansion(

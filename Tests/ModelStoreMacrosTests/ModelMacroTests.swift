@@ -259,6 +259,69 @@ struct ModelMacroTests {
         )
     }
 
+    @Test("@Relationship arguments are copied verbatim, with SwiftData's defaults for the others")
+    func relationshipArguments() {
+        assertExpansion(
+            #"""
+            @Model final class Trip {
+                @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
+                @Relationship(.unique, minimumModelCount: 1, maximumModelCount: 3, originalName: "people", hashModifier: "x", forwardsChanges: true) var members: [Person]? = []
+                var owner: Person?
+            }
+            """#,
+            expandedSource: #"""
+                final class Trip {
+                    @Relationship(deleteRule: .cascade, inverse: \Stop.trip)
+                    @ModelStore._PersistedProperty(0) var stops: [Stop] = []
+                    @Relationship(.unique, minimumModelCount: 1, maximumModelCount: 3, originalName: "people", hashModifier: "x", forwardsChanges: true)
+                    @ModelStore._PersistedProperty(1) var members: [Person]? = []
+                    @ModelStore._PersistedProperty(2)
+                    var owner: Person?
+
+                    public let _$modelState = ModelStore.ModelState()
+
+                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                        self._stops = try row.value(at: 0, as: ([Stop]).self)
+                        self._members = try row.value(at: 1, as: ([Person]?).self)
+                        self._owner = try row.value(at: 2, as: (Person?).self)
+                    }
+
+                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                        switch ordinal {
+                        case 0:
+                            try statement.bindValue(self._stops, as: ([Stop]).self, at: index)
+                        case 1:
+                            try statement.bindValue(self._members, as: ([Person]?).self, at: index)
+                        case 2:
+                            try statement.bindValue(self._owner, as: (Person?).self, at: index)
+                        default:
+                            break
+                        }
+                    }
+
+                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        [
+                            ModelStore.PropertyMetadata.relationship(name: "stops", keyPath: \Trip.stops, type: ([Stop]).self, ordinal: 0, options: [], deleteRule: .cascade, minimumModelCount: nil, maximumModelCount: nil, originalName: nil, inverse: \Stop.trip, forwardsChanges: false),
+                            ModelStore.PropertyMetadata.relationship(name: "members", keyPath: \Trip.members, type: ([Person]?).self, ordinal: 1, options: [.unique], deleteRule: .nullify, minimumModelCount: 1, maximumModelCount: 3, originalName: "people", inverse: nil, forwardsChanges: true),
+                            ModelStore.PropertyMetadata.attribute(name: "owner", keyPath: \Trip.owner, type: (Person?).self, ordinal: 2, options: [], originalName: nil)
+                        ]
+                    }
+
+                    internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
+                        _$modelState.access(self, keyPath: keyPath)
+                    }
+
+                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                        try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+                }
+
+                extension Trip: ModelStore.PersistentModel {
+                }
+                """#
+        )
+    }
+
     @Test("@Attribute options and originalName are copied verbatim; hashModifier is ignored")
     func attributeArguments() {
         assertExpansion(

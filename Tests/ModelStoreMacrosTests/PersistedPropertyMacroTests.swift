@@ -14,9 +14,15 @@ struct PersistedPropertyMacroTests {
                 }
                 get {
                     access(keyPath: \.\#(name))
+                    if _$modelState.isFault(\#(ordinal)), let value = _$faultValue(\#(ordinal), as: type(of: _\#(name))) {
+                        _\#(name) = value
+                    }
                     return _\#(name)
                 }
                 set {
+                    if _$modelState.isFault(\#(ordinal)), let value = _$faultValue(\#(ordinal), as: type(of: _\#(name))) {
+                        _\#(name) = value
+                    }
                     guard _$willChange(\#(ordinal), from: _\#(name), to: newValue) else {
                         return
                     }
@@ -26,9 +32,12 @@ struct PersistedPropertyMacroTests {
                 }
                 _modify {
                     access(keyPath: \.\#(name))
+                    if _$modelState.isFault(\#(ordinal)), let value = _$faultValue(\#(ordinal), as: type(of: _\#(name))) {
+                        _\#(name) = value
+                    }
                     _$willModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))
                     defer {
-                        _$didModify(keyPath: \.\#(name))
+                        _$didModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))
                     }
                     yield &_\#(name)
                 }
