@@ -101,6 +101,7 @@ enum Graph {
         var code: String
         var flight: Flight
         var extras: [Expense]? = []
+        var passenger: Person!
         init(code: String, flight: Flight) {
             self.code = code
             self.flight = flight

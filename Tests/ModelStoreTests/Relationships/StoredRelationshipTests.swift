@@ -167,6 +167,7 @@ struct StoredRelationshipTests {
             let context = ModelContext(container)
             let ticket = Graph.Ticket(code: "A1", flight: Graph.Flight(number: "TP1"))
             ticket.extras?.append(Graph.Expense(amount: 5))
+            ticket.passenger = Graph.Person(name: "Ann")
             context.insert(ticket)
             try context.save()
         }
@@ -174,6 +175,41 @@ struct StoredRelationshipTests {
         let ticket = try #require(try context.fetch(FetchDescriptor<Graph.Ticket>()).first)
         #expect(ticket.flight.number == "TP1")
         #expect(ticket.extras?.map(\.amount) == [5])
+        #expect(ticket.passenger.name == "Ann")
+    }
+
+    @Test("A graph built before any insert is inserted whole with its root")
+    func detachedGraph() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let trip = Trip(name: "Lisbon")
+        trip.stops = [Stop(title: "A"), Stop(title: "B")]
+        trip.tags = [Graph.Tag(name: "sea")]
+        trip.lodging = Graph.Lodging(name: "Hotel")
+        let context = ModelContext(container)
+        context.insert(trip)
+        #expect(context.insertedModelsArray.count == 5)
+        try context.save()
+        let reader = ModelContext(container)
+        let reloaded = try #require(try reader.fetch(FetchDescriptor<Trip>()).first)
+        #expect(reloaded.stops.map(\.title) == ["A", "B"])
+        #expect(reloaded.tags.first?.trips.first === reloaded)
+        #expect(reloaded.lodging?.trip === reloaded)
+    }
+
+    @Test("Relating a new object to a saved one inserts it")
+    func relatingInserts() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        let context = ModelContext(container)
+        let trip = try #require(try fetchTrips(context).first)
+        let stop = Stop(title: "D")
+        stop.trip = trip
+        #expect(stop.modelContext === context)
+        try context.save()
+        let reader = ModelContext(container)
+        #expect(try fetchTrips(reader).first?.stops.map(\.title) == ["C", "A", "B", "D"])
     }
 
     @Test("Saving a parent and a child inserted in either order, cycles included")
