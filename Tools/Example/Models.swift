@@ -25,6 +25,9 @@ struct Budget: Codable, Hashable, Sendable {
     var tags: [String] = []
     var status: TripStatus = .planned
     var notes: String?
+    /// The trip's stops, in order. Deleting a trip deletes its stops; the
+    /// inverse `Stop.trip` is kept in step in memory.
+    @Relationship(deleteRule: .cascade, inverse: \Stop.trip) var stops: [Stop] = []
 
     /// Not stored and not tracked: a fetched trip gets the default value.
     @Transient var isSelected = false
@@ -41,5 +44,16 @@ struct Budget: Codable, Hashable, Sendable {
         self.startDate = startDate
         self.budget = budget
         self.tags = tags
+    }
+}
+
+/// A stop of a trip. The table "Stop" has a foreign-key column "trip" (with
+/// an index) and "_trip_order", the stop's position in `trip.stops`.
+@Model final class Stop {
+    var title: String
+    var trip: Trip?
+
+    init(title: String) {
+        self.title = title
     }
 }

@@ -41,6 +41,9 @@ func planTrips(storeURL: URL) throws -> PersistentIdentifier {
             name: "Patagonia", destination: "Argentina", startDate: try day("2026-11-05"),
             budget: Budget(amount: 3100, currency: "USD"), tags: ["hiking"]),
     ]
+    lisbonDraft.stops = [Stop(title: "Belém"), Stop(title: "Alfama")]
+    drafts[3].stops = [Stop(title: "Fitz Roy")]
+    // Inserting a trip inserts its stops too.
     for trip in drafts { planner.insert(trip) }
     lisbonDraft.isSelected = true
     print("pending inserts: \(planner.insertedModelsArray.count); identifiers are temporary: \(lisbonDraft.persistentModelID.isTemporary)")
@@ -59,6 +62,8 @@ func planTrips(storeURL: URL) throws -> PersistentIdentifier {
     print("latest trip: \(latestNames); trips in all: \(try context.fetchCount(FetchDescriptor<Trip>()))")
     let lisbon = try trip(named: "Lisbon", in: context)
     print("Lisbon here is another object than the planner's: \(lisbon !== lisbonDraft); @Transient isSelected: \(lisbon.isSelected)")
+    // Relationships load on first access: one query for Lisbon's stops.
+    print("Lisbon's stops: \(lisbon.stops.map(\.title).joined(separator: ", ")); each stop's trip is Lisbon: \(lisbon.stops.allSatisfy { $0.trip === lisbon })")
 
     section("3. Edit a trip: the context tracks each property")
     let kyoto = try trip(named: "Kyoto", in: context)
@@ -66,6 +71,8 @@ func planTrips(storeURL: URL) throws -> PersistentIdentifier {
     kyoto.budget = Budget(amount: 2650, currency: "EUR")
     kyoto.tags.append("ryokan")
     kyoto.destination = "Japan"  // the same value: not a change
+    let shrine = Stop(title: "Fushimi Inari")
+    shrine.trip = kyoto  // also appends it to kyoto.stops, and inserts it
     // changedKeyPaths(of:) gives key paths; changedPropertyNames(of:) their names.
     print("changed properties: \(context.changedPropertyNames(of: kyoto).joined(separator: ", "))")
     let committedStatus = context.committedValue(of: kyoto, \.status)
@@ -107,11 +114,13 @@ func planTrips(storeURL: URL) throws -> PersistentIdentifier {
     section("6. Delete a trip; identifiers are never reused")
     let patagonia = try trip(named: "Patagonia", in: context)
     let patagoniaID = patagonia.persistentModelID
+    let stopsBefore = try context.fetchCount(FetchDescriptor<Stop>())
     context.delete(patagonia)
     context.insert(oslo)
     try context.save()
     let found = context.model(for: patagoniaID)
     print("deleted \(patagoniaID); model(for:) finds \(found == nil ? "nothing" : "an object")")
+    print("its stop went with it (delete rule .cascade): stops \(stopsBefore) -> \(try context.fetchCount(FetchDescriptor<Stop>()))")
     // Keys are AUTOINCREMENT: Patagonia's is never handed out again. The upsert
     // in step 5 used up a key too, so Oslo's key skips one.
     print("new trip Oslo got \(oslo.persistentModelID)")
@@ -123,8 +132,14 @@ func reopen(storeURL: URL, kyotoID: PersistentIdentifier) throws {
     section("7. Reopen the store from disk")
     let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: storeURL))
     let context = ModelContext(container)
-    let trips = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate)]))
+    var byDate = FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.startDate)])
+    // Every trip's stops in one query, instead of one query per trip.
+    byDate.relationshipKeyPathsForPrefetching = [\.stops]
+    let trips = try context.fetch(byDate)
     printTable(tripHeader, tripRows(trips))
+    for trip in trips where !trip.stops.isEmpty {
+        print("stops of \(trip.name): \(trip.stops.map(\.title).joined(separator: " → "))")
+    }
 
     // Identifiers are Sendable and Codable, name the store and the row, and
     // stay valid across contexts and containers.

@@ -16,7 +16,7 @@ extension ModelContext {
     public func changedPropertyNames<T: PersistentModel>(of model: T) -> [String] {
         let state = model._$modelState
         guard state.owner === self, let table = state.table else { return [] }
-        return state.dirty.ordinals.map { table.entity.attributes[$0].name }
+        return state.dirty.ordinals.map { table.slots[$0].name }
     }
 
     /// The value `keyPath` had when `model` was last saved or fetched: the

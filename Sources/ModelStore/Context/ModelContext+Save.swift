@@ -166,6 +166,8 @@ extension ModelContext {
     /// an upsert into a row that another object of this context already
     /// represents, that object stays the row's object and takes the saved
     /// values, and the inserted one leaves the context: one row, one object.
+    /// Only attributes are taken (as the upsert wrote only attributes): the
+    /// existing object keeps its relationships.
     private func didInsert(_ model: any PersistentModel, rowID: Int64) {
         let state = model._$modelState
         guard let table = state.table else { return }
@@ -178,7 +180,7 @@ extension ModelContext {
         if let existing = registered(table, rowID: rowID), existing !== model {
             let existingState = existing._$modelState
             existingState.isApplyingStoredValues = true
-            for property in table.entity.properties {
+            for property in table.entity.properties where property.attribute != nil {
                 _ = property.accessor.setValue(property.accessor.value(of: model), of: existing)
             }
             existingState.isApplyingStoredValues = false

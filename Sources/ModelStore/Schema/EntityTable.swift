@@ -55,7 +55,10 @@ final class EntityTable: Sendable {
             // The conflict target may be omitted on the last ON CONFLICT clause
             // (SQLite 3.35+): any unique column that conflicts turns the insert
             // into an update of that row, whose key RETURNING gives.
-            let assignments = columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            // Attributes only: the links of the existing row are kept, so that
+            // an upsert never detaches the row's related objects.
+            let assignments = entity.attributes.map { quoteIdentifier($0.name) }
+                .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
             insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key)"
         }
         insertSQL = insert

@@ -90,7 +90,7 @@ enum Graph {
     }
 
     @Model final class Airport {
-        var code: String
+        @Attribute(.unique) var code: String
         @Relationship(inverse: \Flight.origin) var departures: [Flight] = []
         @Relationship(inverse: \Flight.destination) var arrivals: [Flight] = []
         init(code: String) { self.code = code }

@@ -252,4 +252,35 @@ struct StoredRelationshipTests {
         #expect(weakTrip == nil)
         #expect(weakStop == nil)
     }
+
+    @Test("Changed relationships are listed with the changed properties")
+    func changedNames() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        let context = ModelContext(container)
+        let trip = try #require(try fetchTrips(context).first)
+        trip.stops.removeLast()
+        trip.name = "Lisboa"
+        #expect(context.changedPropertyNames(of: trip) == ["name", "stops"])
+    }
+
+    @Test("An upsert of a unique value keeps the existing row's relationships")
+    func upsertKeepsLinks() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        do {
+            let context = ModelContext(container)
+            let flight = Graph.Flight(number: "TP1")
+            flight.origin = Graph.Airport(code: "LIS")
+            context.insert(flight)
+            try context.save()
+            context.insert(Graph.Airport(code: "LIS"))
+            try context.save()
+        }
+        let reader = ModelContext(container)
+        let airports = try reader.fetch(FetchDescriptor<Graph.Airport>())
+        #expect(airports.count == 1)
+        #expect(airports.first?.departures.map(\.number) == ["TP1"])
+    }
 }
