@@ -138,7 +138,8 @@ public final class ModelContext {
         inserted.append(model)
         scheduleAutosave()
         // As in SwiftData, inserting an object inserts the new objects it reaches.
-        for relationship in ModelRelationships.of(T.self).all {
+        let relationships = state.table?.relationships ?? ModelRelationships.of(T.self)
+        for relationship in relationships.all {
             for related in relationship.accessor.loadedModels(of: model) ?? [] {
                 adopt(related)
             }

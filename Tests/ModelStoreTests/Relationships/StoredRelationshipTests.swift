@@ -283,4 +283,33 @@ struct StoredRelationshipTests {
         #expect(airports.count == 1)
         #expect(airports.first?.departures.map(\.number) == ["TP1"])
     }
+
+    @Test("Rollback restores relationships and drops the new related objects")
+    func rollback() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        let context = ModelContext(container)
+        let trip = try #require(try fetchTrips(context).first)
+        let stop = Stop(title: "D")
+        trip.stops.append(stop)
+        trip.stops.removeFirst()
+        context.rollback()
+        #expect(trip.stops.map(\.title) == ["C", "A", "B"])
+        #expect(stop.modelContext == nil)
+        #expect(!context.hasChanges)
+    }
+
+    @Test("Observers of a to-many are told when it changes, also through the inverse")
+    func observation() throws {
+        let trip = Trip(name: "Lisbon")
+        let flag = Flag()
+        withObservationTracking {
+            _ = trip.stops
+        } onChange: {
+            flag.set()
+        }
+        _ = Stop(title: "A", trip: trip)
+        #expect(flag.value)
+    }
 }
