@@ -183,6 +183,7 @@ extension ModelContext {
             state.lifecycle = .deleted
             state.owner = nil
             state.markClean()
+            state.removeAllForwardingParents()
         }
         guard !plan.isEmpty else { return }
         // Every loaded relationship of a registered object that leads to an

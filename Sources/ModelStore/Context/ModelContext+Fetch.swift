@@ -182,6 +182,7 @@ extension ModelContext {
             let reader = rowRelationshipReader()
             model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
             reader.moveFaults(to: model._$modelState)
+            linkForwarding(of: model, table: table)
         } else {
             model = try T(_$row: PersistentRow(statement: statement, table: table))
         }
@@ -192,6 +193,15 @@ extension ModelContext {
         state.rowID = rowID
         registry.objects[rowID] = WeakModel(model: model)
         return model
+    }
+
+    /// Relationships read with the row (a to-one whose object was
+    /// registered) forward changes from the start, like loaded ones.
+    private func linkForwarding(of model: any PersistentModel, table: EntityTable) {
+        for relationship in table.relationships?.all ?? [] where relationship.schema.forwardsChanges {
+            guard let members = relationship.accessor.loadedModels(of: model), !members.isEmpty else { continue }
+            relationship.accessor.updateForwarding(of: model, adding: members, removing: [])
+        }
     }
 
     /// A reader that resolves a row's relationship columns against this

@@ -58,18 +58,21 @@ public final class ModelState {
         registrar.access(subject, keyPath: keyPath)
     }
 
-    /// Runs a write of `keyPath`, telling observers; called by generated setters.
+    /// Runs a write of `keyPath`, telling observers and `objectWillChange`
+    /// (also up forwarding relationships); called by generated setters.
     @inlinable
     public func withMutation<Subject: Observable, Member, Result>(
         of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> Result
     ) rethrows -> Result {
+        if changeRelay != nil { return try withForwardedMutation(of: subject, keyPath: keyPath, mutation) }
         guard let lazyRegistrar else { return try mutation() }
         return try lazyRegistrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
 
-    /// Tells observers that `keyPath` will change in place.
+    /// Tells observers and `objectWillChange` that `keyPath` will change in place.
     @inlinable
     public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath) }
         lazyRegistrar?.willSet(subject, keyPath: keyPath)
     }
 
@@ -77,7 +80,13 @@ public final class ModelState {
     @inlinable
     public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
         lazyRegistrar?.didSet(subject, keyPath: keyPath)
+        if changeRelay != nil { forwardedDidSet() }
     }
+
+    /// `objectWillChange` subscribers and forwarding parents; nil while there
+    /// are none, so that a write then costs one more nil test, like the
+    /// registrar's. Unchecked exclusivity for the same reason as `dirty`.
+    @usableFromInline @exclusivity(unchecked) var changeRelay: ChangeRelay?
 
     weak var owner: (any ModelStateOwner)?
     /// The entity's table; kept after the object leaves its context, so that

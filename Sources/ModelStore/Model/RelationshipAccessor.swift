@@ -12,6 +12,9 @@ protocol RelationshipAccessor: Sendable {
     func setModels(_ models: [any PersistentModel], of holder: AnyObject) -> Bool
     /// The related objects if they are loaded; nil for a fault.
     func loadedModels(of holder: AnyObject) -> [any PersistentModel]?
+    /// Makes `members`' changes forward to `holder` through this relationship
+    /// (`forwardsChanges: true`), and `removed`'s stop forwarding.
+    func updateForwarding(of holder: AnyObject, adding members: [any PersistentModel], removing removed: [any PersistentModel])
 }
 
 extension RelationshipAccessor {
@@ -52,6 +55,14 @@ struct KeyPathRelationshipAccessor<Model: PersistentModel, Value: RelationshipVa
         guard let holder = holder as? Model, let value = Value._value(holding: models) else { return false }
         holder[keyPath: keyPath] = value
         return true
+    }
+
+    func updateForwarding(
+        of holder: AnyObject, adding members: [any PersistentModel], removing removed: [any PersistentModel]
+    ) {
+        guard let holder = holder as? Model else { return }
+        for member in removed { member._$modelState.removeForwardingParent(holder, via: keyPath) }
+        for member in members { member._$modelState.addForwardingParent(holder, via: keyPath) }
     }
 
     func loadedModels(of holder: AnyObject) -> [any PersistentModel]? {

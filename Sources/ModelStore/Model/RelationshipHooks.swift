@@ -19,6 +19,9 @@ extension PersistentModel {
         guard let models = owner.loadRelationship(relationship, of: self) else { return nil }
         state.faults.remove(ordinal)
         state.faultKeys[ordinal] = nil
+        if relationship.schema.forwardsChanges {
+            relationship.accessor.updateForwarding(of: self, adding: models, removing: [])
+        }
         return Value._value(holding: models)
     }
 
@@ -29,10 +32,9 @@ extension PersistentModel {
         if old == new { return false }
         let state = _$modelState
         if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
-        if !state.isApplyingStoredValues {
-            RelationshipMaintenance.relationshipWillChange(
-                self, ordinal: ordinal, from: old._relatedModels, to: new._relatedModels)
-        }
+        RelationshipMaintenance.relationshipWillChange(
+            self, ordinal: ordinal, from: old._relatedModels, to: new._relatedModels,
+            mirror: !state.isApplyingStoredValues)
         return true
     }
 
@@ -48,9 +50,8 @@ extension PersistentModel {
     public func _$didModify<Value: RelationshipValue>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
         let state = _$modelState
         let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
-        if !state.isApplyingStoredValues {
-            RelationshipMaintenance.relationshipWillChange(self, ordinal: ordinal, from: old, to: current._relatedModels)
-        }
+        RelationshipMaintenance.relationshipWillChange(
+            self, ordinal: ordinal, from: old, to: current._relatedModels, mirror: !state.isApplyingStoredValues)
         state.didSet(self, keyPath: keyPath)
     }
 }
@@ -59,16 +60,25 @@ extension PersistentModel {
 /// `stop.trip = trip` puts `stop` into `trip.stops`, removing it from
 /// `trip.stops` sets `stop.trip` to nil, and so on for every kind.
 enum RelationshipMaintenance {
+    /// Called when relationship `ordinal` of `holder` goes from `old` to
+    /// `new`: keeps forwarding links, and with `mirror` (a change made by
+    /// the app, not a value the context loads or restores) updates the
+    /// inverse and inserts new related objects into the context.
     static func relationshipWillChange(
-        _ holder: any PersistentModel, ordinal: Int, from old: [any PersistentModel], to new: [any PersistentModel]
+        _ holder: any PersistentModel, ordinal: Int, from old: [any PersistentModel], to new: [any PersistentModel],
+        mirror: Bool
     ) {
         let added = models(new, notIn: old)
         let removed = models(old, notIn: new)
-        guard !added.isEmpty || !removed.isEmpty else { return }
-        adoptIntoOneContext(holder, added)
-        guard let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal),
-            let inverse = relationship.inverse
+        guard !added.isEmpty || !removed.isEmpty,
+            let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal)
         else { return }
+        if relationship.schema.forwardsChanges {
+            relationship.accessor.updateForwarding(of: holder, adding: added, removing: removed)
+        }
+        guard mirror else { return }
+        adoptIntoOneContext(holder, added)
+        guard let inverse = relationship.inverse else { return }
         let initiator = holder._$modelState.inverseInitiator
         for member in removed where member !== initiator {
             mirroring(from: holder, into: member) { inverse.accessor.remove(holder, from: member) }

@@ -121,9 +121,16 @@ enum Graph {
         init(title: String) { self.title = title }
     }
 
+    /// Hears every change of its trips and of their expenses.
+    @Model final class Agency {
+        var name: String
+        @Relationship(forwardsChanges: true) var trips: [Trip] = []
+        init(name: String) { self.name = name }
+    }
+
     nonisolated(unsafe) static let models: [any PersistentModel.Type] = [
         Trip.self, Stop.self, Lodging.self, Tag.self, Expense.self, Person.self, Department.self, Employee.self,
-        Node.self, Team.self, Teammate.self, Flight.self, Airport.self, Ticket.self, Shelf.self, Book.self,
+        Node.self, Team.self, Teammate.self, Flight.self, Airport.self, Ticket.self, Shelf.self, Book.self, Agency.self,
     ]
 }
 

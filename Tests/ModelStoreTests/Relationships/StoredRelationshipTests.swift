@@ -245,7 +245,9 @@ struct StoredRelationshipTests {
             #expect(trips.count == 1)
             let trip = try #require(trips.first)
             weakTrip = trip
-            weakStop = try #require(trip.stops.first)
+            let firstStop = trip.stops.first
+            #expect(firstStop != nil)
+            weakStop = firstStop
             #expect(weakStop?.trip === weakTrip)
         }
         // Parents and children refer to each other; the context lets them go.
