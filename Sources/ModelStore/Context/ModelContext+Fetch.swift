@@ -129,7 +129,8 @@ extension ModelContext {
         defer { statement.reset() }
         try statement.bind(rowID, at: 1)
         guard try statement.step() else { return nil }
-        return try materialize(type, table: table, registry: registry(for: table), from: statement)
+        return try materialize(
+            type, table: table, registry: registry(for: table), reader: rowRelationshipReader(for: table), from: statement)
     }
 
     // MARK: Reading rows
@@ -153,11 +154,12 @@ extension ModelContext {
     /// Steps through a bound SELECT of `table.selectSQL`'s columns.
     private func readRows<T: PersistentModel>(_ type: T.Type, table: EntityTable, from statement: Statement) throws -> [T] {
         let registry = registry(for: table)
+        let reader = rowRelationshipReader(for: table)
         // Collected as AnyObject: appending to an [T] inside this generic
         // function would look up Array<T>'s metadata on every append.
         var objects: [AnyObject] = []
         while try statement.step() {
-            if let model = try materialize(type, table: table, registry: registry, from: statement) {
+            if let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement) {
                 objects.append(model)
             }
         }
@@ -172,14 +174,17 @@ extension ModelContext {
     /// new one read from the row and registered. Nil when another class is
     /// registered for the row, which would be a schema bug; skipping it is
     /// safer than returning an object of the wrong type.
+    /// `reader` is the fetch's reader for `table`'s relationship columns (nil
+    /// when it has none): one per statement loop, so that a nested load (a
+    /// non-optional to-one) uses a reader of its own.
     func materialize<T: PersistentModel>(
-        _ type: T.Type, table: EntityTable, registry: RowRegistry, from statement: Statement
+        _ type: T.Type, table: EntityTable, registry: RowRegistry, reader: RowRelationshipReader?,
+        from statement: Statement
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry.objects[rowID]?.model { return existing as? T }
         let model: T
-        if table.hasRelationships {
-            let reader = rowRelationshipReader()
+        if let reader {
             model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
             reader.moveFaults(to: model._$modelState)
             linkForwarding(of: model, table: table)
@@ -206,10 +211,17 @@ extension ModelContext {
 
     /// A reader that resolves a row's relationship columns against this
     /// context: registered objects at once, the rest as faults.
-    private func rowRelationshipReader() -> RowRelationshipReader {
-        RowRelationshipReader(
+    func rowRelationshipReader(for table: EntityTable) -> RowRelationshipReader? {
+        guard table.hasRelationships else { return nil }
+        // Rows of one fetch mostly refer to one destination: remember it, so
+        // that each row costs a name comparison, not a dictionary lookup.
+        var last: (name: String, table: EntityTable)?
+        return RowRelationshipReader(
             registered: { [unowned self] destination, rowID in
-                store.table(named: destination).flatMap { registered($0, rowID: rowID) }
+                if let last, last.name == destination { return registered(last.table, rowID: rowID) }
+                guard let table = store.table(named: destination) else { return nil }
+                last = (destination, table)
+                return registered(table, rowID: rowID)
             },
             load: { [unowned self] relationship, holderRowID, foreignKey in
                 try relatedModels(relationship, holderRowID: holderRowID, foreignKey: foreignKey)

@@ -100,9 +100,11 @@ extension ModelContext {
         defer { statement.reset() }
         try bind(statement)
         let registry = registry(for: table)
+        let reader = rowRelationshipReader(for: table)
         var result: [(model: any PersistentModel, extra: Int64)] = []
         while try statement.step() {
-            guard let model = try materialize(type, table: table, registry: registry, from: statement) else { continue }
+            guard let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement)
+            else { continue }
             result.append((model, extraColumn.map { statement.int64(at: $0) } ?? 0))
         }
         return result

@@ -49,7 +49,7 @@ extension PersistentRow {
             }
         }
         if let foreignKey, let model = reader.registered(relationship.schema.destination, foreignKey),
-            let value = Value._value(holding: [model])
+            let value = Value._value(holdingOne: model)
         {
             return value
         }

@@ -23,6 +23,8 @@ public protocol RelationshipValue: Equatable {
     /// The value holding exactly `models`; nil when they do not fit (a model of
     /// another class, several models for a to-one, none for a non-optional to-one).
     static func _value(holding models: [any PersistentModel]) -> Self?
+    /// The value holding exactly `model`, without building an array.
+    static func _value(holdingOne model: any PersistentModel) -> Self?
 }
 
 extension PersistentModel {
@@ -35,6 +37,8 @@ extension PersistentModel {
     public static func _value(holding models: [any PersistentModel]) -> Self? {
         models.count == 1 ? models[0] as? Self : nil
     }
+
+    public static func _value(holdingOne model: any PersistentModel) -> Self? { model as? Self }
 }
 
 extension Optional: RelationshipValue where Wrapped: RelationshipValue {
@@ -49,6 +53,10 @@ extension Optional: RelationshipValue where Wrapped: RelationshipValue {
         // an empty array, which is what a store that keeps no "nil array" reads back.
         if models.isEmpty && !Wrapped._isToMany { return .some(nil) }
         return Wrapped._value(holding: models).map { .some($0) }
+    }
+
+    public static func _value(holdingOne model: any PersistentModel) -> Self? {
+        Wrapped._value(holdingOne: model).map { .some($0) }
     }
 }
 
@@ -67,6 +75,10 @@ extension Array: RelationshipValue where Element: PersistentModel {
             result.append(element)
         }
         return result
+    }
+
+    public static func _value(holdingOne model: any PersistentModel) -> Self? {
+        (model as? Element).map { [$0] }
     }
 }
 
