@@ -41,7 +41,8 @@ let run = RunResults(
     rounds: rounds, peakMemoryResetPerTimedPart: Memory.canReset, workloads: results, failures: failures)
 
 print("")
-print("N = \(scale.rows), \(rounds) timed rounds (median), \(machine.processors) × \(machine.cpuModel), \(machine.operatingSystem)")
+let familySizes = selected.contains { $0.number == 7 } ? " (workload 7: \(scale.parents) parents × \(scale.childrenPerParent) children)" : ""
+print("N = \(scale.rows)\(familySizes), \(rounds) timed rounds (median), \(machine.processors) × \(machine.cpuModel), \(machine.operatingSystem)")
 print("ratio: median of per-round ratios to raw SQLite C (workload 10: to the @Observable class)")
 print("peak MiB: resident memory peak of the timed part\(Memory.canReset ? "" : " (process peak: clear_refs not writable)")")
 print("")

@@ -39,6 +39,46 @@ enum Fixture {
         try db.commit()
     }
 
+    static let insertParentSQL = #"INSERT INTO "Parent" ("name") VALUES (?)"#
+    static let insertChildSQL = #"INSERT INTO "Child" ("name", "value", "parent", "_parent_order") VALUES (?, ?, ?, ?)"#
+
+    /// Creates a ModelStore store for `Parent` and `Child` in the scratch
+    /// folder with parents 1...parents of `FamilyDataset`, each with
+    /// `childrenPerParent` children, and returns its container.
+    @discardableResult
+    static func familyStore(_ scratch: Scratch, parents: Int, childrenPerParent: Int) throws -> ModelContainer {
+        let container = try ModelContainer(
+            for: Parent.self, Child.self, configurations: ModelConfiguration(url: scratch.storeURL))
+        if parents > 0 { try fillFamilies(path: scratch.storePath, parents: parents, childrenPerParent: childrenPerParent) }
+        return container
+    }
+
+    /// Inserts the parents with raw C in one transaction, each followed by
+    /// its children ("_parent_order" is the child's position).
+    private static func fillFamilies(path: String, parents: Int, childrenPerParent: Int) throws {
+        let db = try RawDatabase(path: path)
+        let parentStatement = try db.prepare(insertParentSQL)
+        defer { sqlite3_finalize(parentStatement) }
+        let childStatement = try db.prepare(insertChildSQL)
+        defer { sqlite3_finalize(childStatement) }
+        try db.begin(immediate: true)
+        for i in 1...parents {
+            sqlite3_bind_text(parentStatement, 1, FamilyDataset.parentName(i), -1, SQLITE_TRANSIENT_DESTRUCTOR)
+            try db.check(sqlite3_step(parentStatement), "fill parents")
+            sqlite3_reset(parentStatement)
+            let key = sqlite3_last_insert_rowid(db.handle)
+            for j in 0..<childrenPerParent {
+                sqlite3_bind_text(childStatement, 1, FamilyDataset.childName(i, j), -1, SQLITE_TRANSIENT_DESTRUCTOR)
+                sqlite3_bind_int64(childStatement, 2, Int64(FamilyDataset.childValue(i, j)))
+                sqlite3_bind_int64(childStatement, 3, key)
+                sqlite3_bind_int64(childStatement, 4, Int64(j))
+                try db.check(sqlite3_step(childStatement), "fill children")
+                sqlite3_reset(childStatement)
+            }
+        }
+        try db.commit()
+    }
+
     /// The number of rows in "Item" and the checksum of their values, read
     /// with raw C on a new connection (what was committed).
     static func contents(path: String) throws -> (rows: Int, checksum: Int) {

@@ -13,10 +13,11 @@ struct Options {
         usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--workload W]... [--json PATH]
           --smoke        tiny sizes and 1 timed round, to prove every workload runs and is right
           --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
-          --n N          objects for workloads 1-5 (default 100000; 200 with --smoke)
+          --n N          objects for workloads 1-5 (default 100000; 200 with --smoke); workload 7 scales its
+                         parents with it (N/10 at the default sizes)
           --workload W   run only workload W (repeatable)
-          --contender C  run only contender C (repeatable; for profiling): modelstore, raw, grdb-statement,
-                         grdb-record, observable, plain
+          --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
+                         raw, grdb-statement, grdb-record, observable, plain
           --json PATH    where to write the results (default benchmark-results.json)
         Exits with status 1 when any contender's work was wrong.
         """
@@ -62,8 +63,8 @@ extension ContenderName {
     /// The contender a `--contender` value names.
     init?(option: String) {
         let names: [String: ContenderName] = [
-            "modelstore": .modelStore, "raw": .rawC, "grdb-statement": .grdbStatement,
-            "grdb-record": .grdbRecord, "observable": .observable, "plain": .plainClass,
+            "modelstore": .modelStore, "modelstore-faulting": .modelStoreFaulting, "raw": .rawC,
+            "grdb-statement": .grdbStatement, "grdb-record": .grdbRecord, "observable": .observable, "plain": .plainClass,
         ]
         guard let contender = names[option.lowercased()] else { return nil }
         self = contender

@@ -32,12 +32,14 @@ enum Report {
         return align(rows, rightAligned: [3, 4, 5])
     }
 
-    /// Every contender of the workload's kind, "—" for those that cannot do it.
+    /// Every contender of the workload's kind, "—" for those that cannot do
+    /// it; "ModelStore, faulting" only where the workload has it (7).
     private static func shownContenders(_ workload: WorkloadResults) -> [ContenderName] {
-        let sqlite: [ContenderName] = [.modelStore, .rawC, .grdbStatement, .grdbRecord]
-        let objects: [ContenderName] = [.observable, .plainClass]
         let present = Set(workload.contenders.map(\.contender))
-        return present.isDisjoint(with: objects) ? sqlite : [.modelStore] + objects + sqlite.dropFirst()
+        let modelStore: [ContenderName] = present.contains(.modelStoreFaulting) ? [.modelStore, .modelStoreFaulting] : [.modelStore]
+        let sqlite: [ContenderName] = [.rawC, .grdbStatement, .grdbRecord]
+        let objects: [ContenderName] = [.observable, .plainClass]
+        return present.isDisjoint(with: objects) ? modelStore + sqlite : modelStore + objects + sqlite
     }
 
     private static func align(_ rows: [[String]], rightAligned: Set<Int>) -> String {

@@ -24,6 +24,9 @@ extension Workload {
 /// The contenders, in the order the table lists them.
 enum ContenderName: String, CaseIterable, Codable {
     case modelStore = "ModelStore"
+    /// ModelStore loading relationships on first access instead of
+    /// prefetching them (workload 7; no target).
+    case modelStoreFaulting = "ModelStore, faulting"
     case rawC = "raw SQLite C"
     case grdbStatement = "GRDB Statement"
     case grdbRecord = "GRDB Record"
@@ -79,15 +82,22 @@ struct Scale: Codable {
     var lookupRepetitions: Int
     /// Property writes in workload 10.
     var propertySets: Int
+    /// Parents in workload 7.
+    var parents: Int
+    /// Children of each parent in workload 7 (at most 1,000).
+    var childrenPerParent: Int
 
-    static let full = Scale(rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000)
-    static let smoke = Scale(rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000)
+    static let full = Scale(
+        rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10)
+    static let smoke = Scale(
+        rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3)
 
     /// Scales every size in proportion to a new row count.
     func withRows(_ rows: Int) -> Scale {
         var copy = self
         copy.rows = rows
         copy.lookups = min(lookups, rows)
+        copy.parents = max(1, parents * rows / self.rows)
         return copy
     }
 }

@@ -1,4 +1,4 @@
-/// Every workload, in issue order. Later issues add 6, 7, 8 and 11 here.
+/// Every workload, in issue order. Later issues add 6, 8 and 11 here.
 enum Catalog {
     static var all: [any Workload] {
         [
@@ -7,6 +7,7 @@ enum Catalog {
             UpdateWorkload(),
             LookupWorkload(),
             SaveOneWorkload(),
+            RelationshipsWorkload(),
             OpenContainerWorkload(),
             PropertySetWorkload(),
         ]
