@@ -1,12 +1,20 @@
 import Synchronization
 
 /// One relationship of a model class with its resolved schema (inverse,
-/// storage) and typed access to both ends.
-struct RuntimeRelationship: Sendable {
+/// storage) and typed access to both ends. A class, so that code reading a
+/// row per relationship does not copy it.
+final class RuntimeRelationship: Sendable {
     let ordinal: Int
     let schema: Schema.Relationship
     let accessor: any RelationshipAccessor
     let inverse: InverseEnd?
+
+    init(ordinal: Int, schema: Schema.Relationship, accessor: any RelationshipAccessor, inverse: InverseEnd?) {
+        self.ordinal = ordinal
+        self.schema = schema
+        self.accessor = accessor
+        self.inverse = inverse
+    }
 
     /// The other end of a relationship that has an inverse.
     struct InverseEnd: Sendable {

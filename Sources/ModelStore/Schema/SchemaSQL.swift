@@ -8,9 +8,12 @@ enum SchemaSQL {
         for entity in schema.entities {
             statements.append(createTable(entity))
             for relationship in entity.relationships {
-                guard let column = relationship.foreignKeyColumn else { continue }
+                // With the order column, the index also gives a to-many's
+                // members in order, so loading one needs no sort.
+                guard case .foreignKey(let column, let orderColumn) = relationship.storage else { continue }
+                let columns = ([column] + (orderColumn.map { [$0] } ?? [])).map(quoteIdentifier).joined(separator: ", ")
                 statements.append(
-                    "CREATE INDEX \(quoteIdentifier("\(entity.name).\(column)")) ON \(quoteIdentifier(entity.name)) (\(quoteIdentifier(column)))")
+                    "CREATE INDEX \(quoteIdentifier("\(entity.name).\(column)")) ON \(quoteIdentifier(entity.name)) (\(columns))")
             }
         }
         for entity in schema.entities {
