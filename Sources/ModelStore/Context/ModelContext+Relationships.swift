@@ -79,9 +79,8 @@ extension ModelContext {
                     + "ORDER BY \(link), j.\(quoteIdentifier(order)), t.\(key)",
                 holderColumn
             )
-        case .foreignKey(let column, _):
+        case .foreignKey:
             // Prefetching a to-one held in the holder's row: the related rows by key.
-            _ = column
             return ("SELECT \(columns), t.\(key) FROM \(table) WHERE t.\(key) \(match) ORDER BY t.\(key)", holderColumn)
         case .unresolved:
             break
