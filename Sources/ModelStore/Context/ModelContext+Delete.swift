@@ -98,8 +98,18 @@ extension ModelContext {
             for member in members {
                 if let rowID = member._$modelState.rowID {
                     result[key, default: []].append(rowID)
-                } else if relationship.schema.deleteRule == .cascade {
-                    plan.discard(member)
+                } else if member._$modelState.lifecycle == .inserted {
+                    switch relationship.schema.deleteRule {
+                    case .cascade:
+                        plan.discard(member)
+                    case .deny:
+                        // A new object blocks as much as a saved one.
+                        throw ModelStoreError.deleteDenied(
+                            object: "\(table.name):\(key)", relationship: relationship.schema.name,
+                            blockers: ["new \(relationship.schema.destination)"])
+                    case .nullify, .noAction:
+                        break
+                    }
                 }
             }
         }

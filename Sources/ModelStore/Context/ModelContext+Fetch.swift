@@ -187,7 +187,7 @@ extension ModelContext {
         if let reader {
             model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
             reader.moveFaults(to: model._$modelState)
-            linkForwarding(of: model, table: table)
+            if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         } else {
             model = try T(_$row: PersistentRow(statement: statement, table: table))
         }
@@ -203,7 +203,7 @@ extension ModelContext {
     /// Relationships read with the row (a to-one whose object was
     /// registered) forward changes from the start, like loaded ones.
     private func linkForwarding(of model: any PersistentModel, table: EntityTable) {
-        for relationship in table.relationships?.all ?? [] where relationship.schema.forwardsChanges {
+        for relationship in table.forwardingRelationships {
             guard let members = relationship.accessor.loadedModels(of: model), !members.isEmpty else { continue }
             relationship.accessor.updateForwarding(of: model, adding: members, removing: [])
         }

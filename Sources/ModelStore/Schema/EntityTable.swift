@@ -12,6 +12,8 @@ final class EntityTable: Sendable {
     let columnOrdinals: [Int]
     /// The model class's relationships; nil when the entity was not built from a class.
     let relationships: ModelRelationships?
+    /// Those of them declared with `forwardsChanges: true`.
+    let forwardingRelationships: [RuntimeRelationship]
     /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE): column N + 1 is the
     /// property with ordinal N, NULL for a relationship without a column here.
     let selectSQL: String
@@ -37,7 +39,9 @@ final class EntityTable: Sendable {
         self.slots = slots
         let columnOrdinals = slots.indices.filter { slots[$0].column != nil }
         self.columnOrdinals = columnOrdinals
-        relationships = entity.persistentModelType.map(ModelRelationships.of)
+        let relationships = entity.persistentModelType.map(ModelRelationships.of)
+        self.relationships = relationships
+        forwardingRelationships = relationships?.all.filter(\.schema.forwardsChanges) ?? []
         let table = quoteIdentifier(entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
         selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil)) FROM \(table)"

@@ -105,6 +105,12 @@ struct DeleteRuleTests {
         }
         #expect(try count(Graph.Department.self, in: container) == 1)
         #expect(context.hasChanges)
+        // A new employee blocks too.
+        department.employees.append(Graph.Employee(name: "Cy"))
+        #expect(throws: ModelStoreError.deleteDenied(
+            object: "Department:1", relationship: "employees", blockers: ["new Employee"])) {
+            try context.save()
+        }
         // Once the employees are gone too, the delete goes through.
         for employee in department.employees { context.delete(employee) }
         try context.save()

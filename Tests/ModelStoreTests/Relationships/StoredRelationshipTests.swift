@@ -314,4 +314,34 @@ struct StoredRelationshipTests {
         _ = Stop(title: "A", trip: trip)
         #expect(flag.value)
     }
+
+    @Test("A hand-edited row whose non-optional to-one is NULL is an error naming the property, not a crash")
+    func nullRequiredToOne() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        do {
+            let context = ModelContext(container)
+            context.insert(Graph.Ticket(code: "A1", flight: Graph.Flight(number: "TP1")))
+            try context.save()
+        }
+        let operator_ = try Connection(location: store.url.path, mode: .readWrite)
+        try operator_.execute(#"UPDATE "Ticket" SET "flight" = NULL"#)
+        let context = ModelContext(container)
+        #expect(throws: ModelStoreError.invalidValue(
+            entity: "Ticket", property: "flight", row: 1,
+            reason: "a non-optional relationship has no related object", path: store.url.path)) {
+            try context.fetch(FetchDescriptor<Graph.Ticket>())
+        }
+    }
+
+    @Test("An operator cannot leave a dangling reference: SQLite refuses it")
+    func foreignKeysEnforced() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        let operator_ = try Connection(location: store.url.path, mode: .readWrite)
+        #expect(throws: SQLiteError.self) {
+            try operator_.execute(#"UPDATE "Stop" SET "trip" = 999"#)
+        }
+    }
 }
