@@ -27,6 +27,7 @@ public protocol RelationshipValue: Equatable {
     static func _value(holdingOne model: any PersistentModel) -> Self?
 }
 
+// The requirements' implementations; documented on `RelationshipValue`.
 extension PersistentModel {
     public static var _destinationType: any PersistentModel.Type { Self.self }
     public static var _isToMany: Bool { false }
@@ -41,6 +42,7 @@ extension PersistentModel {
     public static func _value(holdingOne model: any PersistentModel) -> Self? { model as? Self }
 }
 
+// The requirements' implementations; documented on `RelationshipValue`.
 extension Optional: RelationshipValue where Wrapped: RelationshipValue {
     public static var _destinationType: any PersistentModel.Type { Wrapped._destinationType }
     public static var _isToMany: Bool { Wrapped._isToMany }
@@ -60,6 +62,7 @@ extension Optional: RelationshipValue where Wrapped: RelationshipValue {
     }
 }
 
+// The requirements' implementations; documented on `RelationshipValue`.
 extension Array: RelationshipValue where Element: PersistentModel {
     public static var _destinationType: any PersistentModel.Type { Element.self }
     public static var _isToMany: Bool { true }

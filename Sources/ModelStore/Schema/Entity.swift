@@ -44,6 +44,9 @@ extension Schema {
             self.runtime = Runtime(modelType: modelType, properties: properties)
         }
 
+        /// Reads an entity from a schema record; a record written before
+        /// relationships existed has none.
+        /// - Throws: `DecodingError` when the record is not an entity.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
@@ -51,6 +54,8 @@ extension Schema {
             relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
         }
 
+        /// Writes the entity into a schema record.
+        /// - Throws: `EncodingError`, which plain schema values do not cause.
         // Relationships are written only when there are some, so that the
         // record (and fingerprint) of an entity without any is unchanged.
         public func encode(to encoder: any Encoder) throws {
