@@ -15,6 +15,7 @@ struct StoreBootstrap {
     let connection: Connection
     let schema: Schema
     let configuration: ModelConfiguration
+    var migrationPlan: (any SchemaMigrationPlan.Type)? = nil
 
     var path: String { configuration.displayPath }
 
@@ -61,6 +62,9 @@ struct StoreBootstrap {
                 for sql in SchemaSQL.createStatements(schema) {
                     try connection.execute(sql)
                 }
+                for upgrade in StoreFormat.upgrades {
+                    try connection.execute(upgrade.sql)
+                }
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [
                     (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
@@ -104,6 +108,19 @@ struct StoreBootstrap {
             throw ModelStoreError.notAModelStore(path: path, reason: "its schema record cannot be read: \(error)")
         }
         let differences = schema.differences(from: stored)
+        let wantsMigration =
+            Int(format) < Store.formatVersion || configuration.migrationScriptsFolder != nil || migrationPlan != nil
+            || !differences.isEmpty
+        if configuration.allowsSave && wantsMigration {
+            let migration = OpenMigration(
+                connection: connection, configuration: configuration, target: schema, stored: stored,
+                storedFormat: Int(format), identifier: identifier, plan: migrationPlan)
+            guard try migration.run() else {
+                if differences.isEmpty { return identifier }
+                throw ModelStoreError.schemaMismatch(path: path, differences: differences)
+            }
+            return try check()
+        }
         guard differences.isEmpty else {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }

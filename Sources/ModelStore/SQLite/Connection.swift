@@ -85,6 +85,13 @@ final class Connection {
         try execute("PRAGMA synchronous = NORMAL")
     }
 
+    /// How long a statement waits for another connection's lock before
+    /// failing with `SQLITE_BUSY`.
+    /// - Throws: `SQLiteError` when SQLite refuses the setting.
+    func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+        try check(sqlite3_busy_timeout(handle, milliseconds), handle, path: path)
+    }
+
     /// Switches the file to WAL, which lets readers run while a context
     /// saves. The journal mode is stored in the file, so once is enough.
     /// - Throws: `SQLiteError` when the file cannot change its journal mode.
@@ -147,8 +154,13 @@ final class Connection {
     /// IMMEDIATE takes the write lock at once. With a DEFERRED transaction two
     /// contexts could both read, then both try to write, and one would fail
     /// with SQLITE_BUSY in the middle of its save instead of waiting.
+    ///
+    /// Inside a transaction already (a save from a migration's custom
+    /// stage, which runs in the migration's transaction), it runs `body` in
+    /// a savepoint instead, so that the outer transaction decides.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN or COMMIT.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        if !isAutocommit { return try savepoint("modelstore_nested", body) }
         try execute("BEGIN IMMEDIATE TRANSACTION")
         let result: T
         do {
