@@ -20,7 +20,7 @@ struct MigrationStep {
                     PlannedStep(
                         name: "\(name): \(operation.summary)", sql: operation.sql, rebuiltTables: operation.rebuiltTables,
                         destroysData: operation.destroysData))
-                context.substep = operation.summary
+                context.beginSubstep(operation.summary)
                 try operation.run(context)
             }
             context.substep = nil
@@ -67,6 +67,11 @@ final class MigrationRunContext {
         stepNumber += 1
         stepName = step.name
         progress?(MigrationProgress(step: step.name, stepNumber: stepNumber, stepCount: stepCount, rowsCopied: nil, rowsTotal: nil))
+    }
+
+    func beginSubstep(_ summary: String) {
+        substep = summary
+        progress?(MigrationProgress(step: currentName, stepNumber: stepNumber, stepCount: stepCount, rowsCopied: nil, rowsTotal: nil))
     }
 
     func report(rowsCopied: Int, of total: Int) {

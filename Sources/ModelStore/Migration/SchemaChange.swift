@@ -171,8 +171,11 @@ private struct Planner {
     // MARK: Tables
 
     private mutating func planTable(_ entity: Schema.Entity, _ oldEntity: Schema.Entity) throws {
+        // Operations run after the entity renames, so they use the new
+        // name; planning reads the file as it is, so it uses the old one.
         let table = entity.name
-        let rows = try count("SELECT count(*) FROM \(quoteIdentifier(table))")
+        let oldTable = oldEntity.name
+        let rows = try count("SELECT count(*) FROM \(quoteIdentifier(oldTable))")
         var columns: [(name: String, source: ColumnSource)] = []
         var needsRebuild = false
         var checks: [TableOperation] = []
@@ -227,6 +230,14 @@ private struct Planner {
                 if let fill = try defaultValue(of: attribute, in: entity) {
                     source = .coalesce(origin.name, fill)
                 } else {
+                    let nils = try count(
+                        "SELECT count(*) FROM \(quoteIdentifier(oldTable)) WHERE \(quoteIdentifier(origin.name)) IS NULL")
+                    if nils > 0 && !change.allowsDataLoss {
+                        refusals.append(
+                            "attribute \(entity.name).\(attribute.name) becomes non-optional without a default value, and "
+                                + "\(nils) row\(nils == 1 ? "" : "s") hold nil; give it a default value (= …), fill the nils "
+                                + "in a custom stage's willMigrate, or use a script's makeRequired with a backfill")
+                    }
                     checks.append(.checkNotNull(table: table, column: origin.name, entity: entity.name, attribute: attribute.name))
                 }
                 needsRebuild = true
@@ -280,7 +291,7 @@ private struct Planner {
         for attribute in oldEntity.attributes where !used.contains(attribute.name) {
             dropped.append(attribute.name)
             let values = try count(
-                "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL")
+                "SELECT count(*) FROM \(quoteIdentifier(oldTable)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL")
             if values > 0 {
                 refusals.append(
                     "attribute \(entity.name).\(attribute.name) is no longer in the schema and \(values) row\(values == 1 ? "" : "s") "

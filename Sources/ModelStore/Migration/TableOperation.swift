@@ -220,32 +220,7 @@ struct TableRebuild {
             "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT NULL", table, connection)
         let sequence = try strings("SELECT seq FROM sqlite_sequence WHERE name = ?", table, connection).first
         try connection.execute(SchemaSQL.createTable(entity, named: temporaryName))
-        let copy = try connection.prepare(copySQL)
-        let last = try connection.prepare(
-            "SELECT max(\(quoteIdentifier(primaryKeyColumn))) FROM \(quoteIdentifier(temporaryName))")
-        let bindings = columns.flatMap(\.source.select.bindings)
-        var lastKey = Int64.min
-        var copied = 0
-        context.report(rowsCopied: 0, of: rows)
-        while true {
-            copy.reset()
-            var index: Int32 = 1
-            for value in bindings {
-                try copy.bind(value, at: index)
-                index += 1
-            }
-            try copy.bind(lastKey, at: index)
-            try copy.bind(Int64(Self.chunkSize), at: index + 1)
-            try copy.run()
-            let count = connection.changes
-            if count == 0 { break }
-            copied += count
-            context.report(rowsCopied: copied, of: max(rows, copied))
-            last.reset()
-            _ = try last.step()
-            lastKey = last.int64(at: 0)
-            if count < Self.chunkSize { break }
-        }
+        try copyRows(context)
         try connection.execute("DROP TABLE \(quoteIdentifier(table))")
         try connection.execute("ALTER TABLE \(quoteIdentifier(temporaryName)) RENAME TO \(quoteIdentifier(entity.name))")
         if let sequence, let value = Int64(sequence) {
@@ -261,6 +236,38 @@ struct TableRebuild {
             }
         }
         for trigger in triggers { try connection.execute(trigger) }
+    }
+
+    /// Copies the rows in chunks of keys, reporting progress after each.
+    /// Its statements are finalized when it returns, so that the old table
+    /// can be dropped.
+    private func copyRows(_ context: MigrationRunContext) throws {
+        let connection = context.connection
+        let copy = try connection.prepare(copySQL)
+        let last = try connection.prepare(
+            "SELECT max(\(quoteIdentifier(primaryKeyColumn))) FROM \(quoteIdentifier(temporaryName))")
+        let bindings = columns.flatMap(\.source.select.bindings)
+        var lastKey = Int64.min
+        var copied = 0
+        context.report(rowsCopied: 0, of: rows)
+        while true {
+            var index: Int32 = 1
+            for value in bindings {
+                try copy.bind(value, at: index)
+                index += 1
+            }
+            try copy.bind(lastKey, at: index)
+            try copy.bind(Int64(Self.chunkSize), at: index + 1)
+            try copy.run()
+            let count = connection.changes
+            if count == 0 { break }
+            copied += count
+            context.report(rowsCopied: copied, of: max(rows, copied))
+            if count < Self.chunkSize { break }
+            _ = try last.step()
+            lastKey = last.int64(at: 0)
+            last.reset()
+        }
     }
 
     private func strings(_ sql: String, _ argument: String, _ connection: Connection) throws -> [String] {
