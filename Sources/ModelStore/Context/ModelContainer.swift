@@ -67,8 +67,12 @@ public final class ModelContainer: Sendable {
         self.schema = schema
         self.configurations = [configuration]
         var schema = configuration.schema ?? schema
-        if let last = migrationPlan?.schemas.last, schema.version == Schema.Version(1, 0, 0) {
-            schema.version = last.versionIdentifier
+        // A schema built from bare model types has the default version; it
+        // takes the version of the plan's schema with the same models.
+        if let plan = migrationPlan, schema.version == Schema.Version(1, 0, 0),
+            let match = plan.schemas.last(where: { $0.schema.differences(from: schema).isEmpty })
+        {
+            schema.version = match.versionIdentifier
         }
         self.store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
     }

@@ -24,7 +24,8 @@ public struct MigrationOptions: Sendable {
     /// rebuilds. Called on the thread that migrates.
     public var progress: (@Sendable (MigrationProgress) -> Void)?
     /// Tests only: fail just before the step with this index (0-based,
-    /// counting every step of the migration), to check that nothing changes.
+    /// counting every step and every table operation of the migration), to
+    /// check that nothing changes.
     var failsBeforeStep: Int?
 
     /// Options with the defaults: snapshot on, no data loss, one transaction

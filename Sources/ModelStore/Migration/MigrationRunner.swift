@@ -20,7 +20,7 @@ struct MigrationStep {
                     PlannedStep(
                         name: "\(name): \(operation.summary)", sql: operation.sql, rebuiltTables: operation.rebuiltTables,
                         destroysData: operation.destroysData))
-                context.beginSubstep(operation.summary)
+                try context.beginSubstep(operation.summary)
                 try operation.run(context)
             }
             context.substep = nil
@@ -63,14 +63,29 @@ final class MigrationRunContext {
         self.progress = progress
     }
 
-    func begin(_ step: MigrationStep) {
+    /// Tests only: the index (counting steps and their operations) before
+    /// which to fail.
+    var failsBeforeStep: Int?
+    private var started = 0
+
+    private func injectFailure() throws {
+        defer { started += 1 }
+        if failsBeforeStep == started {
+            throw ModelStoreError.migrationFailed(path: path, step: currentName, reason: "injected failure")
+        }
+    }
+
+    func begin(_ step: MigrationStep) throws {
         stepNumber += 1
         stepName = step.name
+        substep = nil
+        try injectFailure()
         progress?(MigrationProgress(step: step.name, stepNumber: stepNumber, stepCount: stepCount, rowsCopied: nil, rowsTotal: nil))
     }
 
-    func beginSubstep(_ summary: String) {
+    func beginSubstep(_ summary: String) throws {
         substep = summary
+        try injectFailure()
         progress?(MigrationProgress(step: currentName, stepNumber: stepNumber, stepCount: stepCount, rowsCopied: nil, rowsTotal: nil))
     }
 
@@ -104,7 +119,7 @@ struct MigrationRunner {
         try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
-        var stepIndex = 0
+        context.failsBeforeStep = options.failsBeforeStep
         for (number, transaction) in transactions.enumerated() {
             do {
                 try connection.execute("BEGIN IMMEDIATE TRANSACTION")
@@ -119,12 +134,8 @@ struct MigrationRunner {
             do {
                 if number == 0 && options.takesSnapshot { context.snapshotPath = try snapshot() }
                 for step in transaction.steps {
-                    context.begin(step)
-                    if options.failsBeforeStep == stepIndex {
-                        throw ModelStoreError.migrationFailed(path: path, step: step.name, reason: "injected failure")
-                    }
+                    try context.begin(step)
                     try runStep(step, context)
-                    stepIndex += 1
                 }
                 try checkForeignKeys(transaction.steps.last?.name ?? "check")
                 try transaction.finish(context)

@@ -98,7 +98,11 @@ struct OpenMigration {
                     + "tables match none of them")
         }
         let stages = plan.stages
-        while let stage = stages.first(where: { $0.fromVersion.versionIdentifier == schemas[index].version }) {
+        // Up to the app's version: an app still on an earlier version of the
+        // plan stops there.
+        while schemas[index].version != target.version,
+            let stage = stages.first(where: { $0.fromVersion.versionIdentifier == schemas[index].version })
+        {
             guard let next = schemas.firstIndex(where: { $0.version == stage.toVersion.versionIdentifier }), next != index else {
                 throw ModelStoreError.noMigrationPath(
                     path: path, reason: "\(stage.name) leads to a version that is not in \(plan)'s schemas")
