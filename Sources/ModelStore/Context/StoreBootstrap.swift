@@ -65,6 +65,11 @@ struct StoreBootstrap {
                 for upgrade in StoreFormat.upgrades {
                     try connection.execute(upgrade.sql)
                 }
+                // A new store already has the schema the scripts lead to:
+                // they are recorded as applied (a baseline), never run on it.
+                if let folder = configuration.migrationScriptsFolder {
+                    try ScriptFolder(url: folder).recordBaseline(schema, connection)
+                }
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [
                     (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
@@ -150,6 +155,8 @@ struct StoreBootstrap {
     private func wrap(_ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let error as ModelStoreError {
+            throw error
         } catch let error as SQLiteError {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)

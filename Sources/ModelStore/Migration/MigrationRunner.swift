@@ -195,11 +195,14 @@ struct MigrationRunner {
         let path = target.path(percentEncoded: false)
         do {
             let reader = try Connection(location: fileURL.path(percentEncoded: false), mode: .readOnly)
-            let vacuum = try reader.prepare("VACUUM INTO ?")
-            try vacuum.bind(path, at: 1)
-            try vacuum.run()
+            // A statement holds its connection unowned: keep the reader alive.
+            try withExtendedLifetime(reader) {
+                let vacuum = try reader.prepare("VACUUM INTO ?")
+                try vacuum.bind(path, at: 1)
+                try vacuum.run()
+            }
         } catch {
-            throw ModelStoreError.migrationFailed(path: self.path, step: "snapshot to \(path)", reason: error.message)
+            throw ModelStoreError.migrationFailed(path: self.path, step: "snapshot to \(path)", reason: "\(error)")
         }
         return path
     }

@@ -69,6 +69,14 @@ struct OpenMigration {
                     }
                 })
         }
+        if steps.isEmpty && !transactions.isEmpty {
+            // Scripts or a format upgrade ran and left the app's tables: the
+            // record becomes the app's (its version and Swift type names).
+            transactions.append(
+                MigrationTransaction(steps: []) { context in
+                    try MigrationHistory.writeSchemaRecord(target, context.connection)
+                })
+        }
         guard !transactions.isEmpty else { return false }
         let url: URL? = configuration.isStoredInMemoryOnly ? nil : configuration.url
         try MigrationRunner(connection: connection, path: path, options: configuration.migrationOptions, fileURL: url)

@@ -87,6 +87,23 @@ struct ScriptFolder {
         return result
     }
 
+    /// Records every script of the folder (up to `version`) as applied
+    /// without running it, for a store that already has the schema they
+    /// lead to.
+    /// - Throws: `ModelStoreError.invalidMigrationScript`; `SQLiteError`.
+    func recordBaseline(_ schema: Schema, _ connection: Connection, through version: Int? = nil) throws {
+        let applied = Set(try MigrationHistory.read(connection).compactMap(\.version))
+        for script in try scripts() where !applied.contains(script.info.version) {
+            if let version, (Int(script.info.version) ?? 0) > version { continue }
+            try MigrationHistory.record(
+                .init(
+                    version: script.info.version, name: script.info.fileName, kind: "script", checksum: script.info.checksum,
+                    fingerprintBefore: schema.fingerprint, fingerprintAfter: schema.fingerprint, appliedAt: Date(),
+                    duration: 0, snapshotPath: nil),
+                connection)
+        }
+    }
+
     /// The transactions that apply `scripts` to a store holding `schema`
     /// (one per script, or one for all), each ending with the schema record
     /// and a history row per script. `schema` becomes the schema after them.

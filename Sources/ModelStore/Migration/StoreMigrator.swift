@@ -62,9 +62,12 @@ public final class StoreMigrator {
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appending(path: storeURL.lastPathComponent)
         do {
-            let vacuum = try connect(.readOnly).prepare("VACUUM INTO ?")
-            try vacuum.bind(copy.path(percentEncoded: false), at: 1)
-            try vacuum.run()
+            let reader = try connect(.readOnly)
+            try withExtendedLifetime(reader) {
+                let vacuum = try reader.prepare("VACUUM INTO ?")
+                try vacuum.bind(copy.path(percentEncoded: false), at: 1)
+                try vacuum.run()
+            }
         } catch {
             throw ModelStoreError.cannotOpen(path: path, reason: "cannot copy the store to plan: \(error)")
         }
@@ -99,6 +102,22 @@ public final class StoreMigrator {
         let (scripts, context) = try migrator.run(to: version, displayPath: path)
         let metadata = try StoreMetadata.read(try connect(.readOnly), path: path)
         return MigrationResult(applied: scripts, snapshotPath: context?.snapshotPath, schemaFingerprint: metadata.schema.fingerprint)
+    }
+
+    /// Records the folder's scripts up to `version` (all when nil) as
+    /// applied without running them: for a store created by app code that
+    /// already has what they do. Writes only history rows.
+    /// - Throws: `ModelStoreError.invalidMigrationScript`, `.cannotOpen`.
+    public func baseline(through version: String? = nil) throws {
+        guard let scriptsFolder else { return }
+        let connection = try connect(.readWrite)
+        let metadata = try StoreMetadata.read(connection, path: path)
+        guard metadata.format >= 2 else {
+            throw ModelStoreError.migrationFailed(path: path, step: "baseline", reason: "apply the store format upgrade first")
+        }
+        try connection.transaction {
+            try ScriptFolder(url: scriptsFolder).recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
+        }
     }
 
     private func run(to version: String?, displayPath: String) throws -> ([MigrationScriptInfo], MigrationRunContext?) {

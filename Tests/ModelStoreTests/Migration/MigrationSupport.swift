@@ -10,12 +10,14 @@ struct StoreFile {
 
     func rows(_ sql: String) throws -> [[SQLiteValue]] {
         let connection = try Connection(location: path, mode: .readOnly)
-        let statement = try connection.prepare(sql)
-        var result: [[SQLiteValue]] = []
-        while try statement.step() {
-            result.append((0..<statement.columnCount).map { statement.value(at: $0) })
+        return try withExtendedLifetime(connection) {
+            let statement = try connection.prepare(sql)
+            var result: [[SQLiteValue]] = []
+            while try statement.step() {
+                result.append((0..<statement.columnCount).map { statement.value(at: $0) })
+            }
+            return result
         }
-        return result
     }
 
     func execute(_ sql: String) throws {
@@ -47,9 +49,11 @@ struct StoreFile {
     /// A byte-for-byte copy, for failure-injection tests that start again from the same store.
     func copy(to other: URL) throws {
         let connection = try Connection(location: path, mode: .readOnly)
-        let vacuum = try connection.prepare("VACUUM INTO ?")
-        try vacuum.bind(other.path(percentEncoded: false), at: 1)
-        try vacuum.run()
+        try withExtendedLifetime(connection) {
+            let vacuum = try connection.prepare("VACUUM INTO ?")
+            try vacuum.bind(other.path(percentEncoded: false), at: 1)
+            try vacuum.run()
+        }
     }
 }
 
