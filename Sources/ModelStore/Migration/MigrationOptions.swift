@@ -37,7 +37,7 @@ public struct MigrationOptions: Sendable {
 public struct MigrationProgress: Sendable, CustomStringConvertible {
     /// The step, as the plan names it.
     public let step: String
-    /// The step's position (1-based) and the number of steps.
+    /// The step's position (1-based).
     public let stepNumber: Int
     /// The number of steps of the migration.
     public let stepCount: Int
@@ -46,6 +46,7 @@ public struct MigrationProgress: Sendable, CustomStringConvertible {
     /// Rows the rebuild copies in all.
     public let rowsTotal: Int?
 
+    /// "[2/5] name: 1200 of 5000 rows", for a progress line.
     public var description: String {
         var text = "[\(stepNumber)/\(stepCount)] \(step)"
         if let rowsCopied, let rowsTotal { text += ": \(rowsCopied) of \(rowsTotal) rows" }

@@ -41,8 +41,9 @@ public struct AppliedMigration: Sendable, Hashable, Codable {
     public let kind: String
     /// The script's SHA-256 when applied, for scripts.
     public let checksum: String?
-    /// The schema fingerprint before and after.
+    /// The schema fingerprint before.
     public let fingerprintBefore: String
+    /// The schema fingerprint after.
     public let fingerprintAfter: String
     /// When it was applied.
     public let appliedAt: Date
@@ -54,11 +55,13 @@ public struct AppliedMigration: Sendable, Hashable, Codable {
 
 /// Where a store stands against a scripts folder.
 public struct MigrationStatus: Sendable, Hashable, Codable {
-    /// The store's format version, and the one this ModelStore writes.
+    /// The store's format version.
     public let formatVersion: Int
+    /// The format version this ModelStore writes.
     public let supportedFormatVersion: Int
-    /// The recorded schema's version and fingerprint.
+    /// The recorded schema's version.
     public let schemaVersion: String
+    /// The recorded schema's fingerprint.
     public let schemaFingerprint: String
     /// Every recorded migration, oldest first.
     public let applied: [AppliedMigration]
