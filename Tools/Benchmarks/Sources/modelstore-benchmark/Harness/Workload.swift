@@ -86,11 +86,13 @@ struct Scale: Codable {
     var parents: Int
     /// Children of each parent in workload 7 (at most 1,000).
     var childrenPerParent: Int
+    /// Rows of the table that workload 11 migrates.
+    var migrationRows: Int = 1_000_000
 
     static let full = Scale(
         rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10)
     static let smoke = Scale(
-        rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3)
+        rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3, migrationRows: 200)
 
     /// Scales every size in proportion to a new row count.
     func withRows(_ rows: Int) -> Scale {
@@ -98,6 +100,7 @@ struct Scale: Codable {
         copy.rows = rows
         copy.lookups = min(lookups, rows)
         copy.parents = max(1, parents * rows / self.rows)
+        copy.migrationRows = max(1, migrationRows * rows / self.rows)
         return copy
     }
 }
