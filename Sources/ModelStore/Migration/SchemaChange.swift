@@ -95,6 +95,9 @@ private struct Planner {
                     kept.insert(oldName)
                     if wasSource { continue }
                 }
+                // A to-one without inverse that becomes to-many: its join
+                // table takes the name of the old foreign key's index.
+                if try indexExists(name) { operations.append(.dropIndex(name)) }
                 operations.append(.createJoinTable(name: name, source: entity.name, target: relationship.destination))
                 operations.append(
                     .createIndex(
@@ -278,6 +281,11 @@ private struct Planner {
                 }
             } else {
                 if let origin { try refuseLostLinks(of: origin, in: oldEntity, becoming: relationship, of: entity) }
+                if origin == nil && !relationship.isOptional && rows > 0 {
+                    refusals.append(
+                        "relationship \(entity.name).\(relationship.name) is new and non-optional, and \(rows) "
+                            + "row\(rows == 1 ? "" : "s") would have none; make it optional, or link them in a custom stage")
+                }
                 columns.append((column, .null))
                 alters.append(.addColumn(table: table, definition: Self.foreignKeyDefinition(column, relationship.destination)))
                 if let orderColumn {
@@ -394,6 +402,13 @@ private struct Planner {
         _ = try statement.step()
         let value = statement.value(at: 0)
         return value == .null ? nil : value
+    }
+
+    private func indexExists(_ name: String) throws -> Bool {
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?")
+        try statement.bind(name, at: 1)
+        _ = try statement.step()
+        return statement.int64(at: 0) > 0
     }
 
     private func count(_ sql: String) throws -> Int {
