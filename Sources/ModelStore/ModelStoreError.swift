@@ -36,6 +36,12 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A to-many relationship holds fewer or more objects than its
     /// `minimumModelCount`/`maximumModelCount` allow. Nothing was written.
     case relationshipCount(object: String, relationship: String, count: Int, minimum: Int?, maximum: Int?)
+    /// A predicate, sort descriptor or filter uses a form that ModelStore
+    /// cannot compile to SQL; `expression` names it. Nothing is evaluated in
+    /// memory instead: the README lists the supported forms.
+    case unsupportedQuery(entity: String, expression: String, reason: String)
+    /// A query or edit names a property the entity does not have.
+    case unknownProperty(entity: String, property: String)
 
     public var description: String {
         switch self {
@@ -77,6 +83,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             let limits = [minimum.map { "at least \($0)" }, maximum.map { "at most \($0)" }].compactMap { $0 }
             return "\(object).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold "
                 + limits.joined(separator: " and ") + "; nothing was written"
+        case .unsupportedQuery(let entity, let expression, let reason):
+            return "cannot compile a query on \(entity) to SQL: \(expression): \(reason)"
+        case .unknownProperty(let entity, let property):
+            return "\(entity) has no property named '\(property)'"
         }
     }
 }
