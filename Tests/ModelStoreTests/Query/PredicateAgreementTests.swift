@@ -140,6 +140,9 @@ import Testing
             try expectAgreement(#Predicate { $0.name.contains(value) }, "contains \(value.debugDescription)")
             try expectAgreement(#Predicate { $0.name.starts(with: value) }, "starts(with:) \(value.debugDescription)")
             try expectAgreement(#Predicate { $0.tags.contains(value) }, "tags \(value.debugDescription)", allowEmpty: true)
+            try expectAgreement(#Predicate { $0.name.localizedStandardContains(value) }, "localized \(value.debugDescription)", allowEmpty: true)
+            let list = [value, "Widget"]
+            try expectAgreement(#Predicate { list.contains($0.name) }, "IN \(value.debugDescription)")
         }
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Q.Gadget>()) == 16 + hostile.count)
     }
