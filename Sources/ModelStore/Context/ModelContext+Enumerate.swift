@@ -28,8 +28,8 @@ extension ModelContext {
             }
             return
         }
-        let compiled = try CompiledFetch(descriptor, context: self, table: table)
-            .select(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
+        let query = try CompiledFetch(descriptor, context: self, table: table)
+        let compiled = try query.select(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
         // A statement of its own: the block may fetch with the same query.
         let statement = try connection().prepare(compiled.sql)
         try compiled.bind(to: statement)
@@ -38,7 +38,9 @@ extension ModelContext {
         var batch: [T] = []
         batch.reserveCapacity(batchSize)
         while try statement.step() {
-            if let model = try materialize(T.self, table: table, registry: registry, reader: reader, from: statement) {
+            if let model = try materialize(
+                T.self, table: table, registry: registry, reader: reader, unfetched: query.unfetched, from: statement)
+            {
                 batch.append(model)
             }
             if batch.count == batchSize {

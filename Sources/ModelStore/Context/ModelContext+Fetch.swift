@@ -34,14 +34,16 @@ extension ModelContext {
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
         guard !pending.isEmpty else {
             let compiled = try query.select(limit: limit, offset: offset)
-            return try fetchRows(T.self, table: table, sql: compiled.sql) { try compiled.bind(to: $0) }
+            return try fetchRows(T.self, table: table, sql: compiled.sql, unfetched: query.unfetched) { try compiled.bind(to: $0) }
         }
         // Unsaved changes: the store's order is right for every row not
         // changed in memory. Each changed or deleted object can leave the
         // store's result, so `pending.count` more rows are enough to fill the
         // window after they are taken out and re-placed from memory.
         let compiled = try query.select(limit: limit.map { offset + $0 + pending.stored.count }, offset: 0)
-        var results = try fetchRows(T.self, table: table, sql: compiled.sql) { try compiled.bind(to: $0) }
+        var results = try fetchRows(T.self, table: table, sql: compiled.sql, unfetched: query.unfetched) {
+            try compiled.bind(to: $0)
+        }
         results.removeAll { pending.stored.contains(ObjectIdentifier($0)) }
         for model in pending.candidates where try descriptor.predicate?.evaluate(model) ?? true {
             results.append(model)
@@ -144,23 +146,28 @@ extension ModelContext {
     /// Runs a SELECT of `table.selectSQL`'s columns and returns one object per
     /// row, registered ones first from the identity map.
     func fetchRows<T: PersistentModel>(
-        _ type: T.Type, table: EntityTable, sql: String, bind: (Statement) throws -> Void = { _ in }
+        _ type: T.Type, table: EntityTable, sql: String, unfetched: PropertyBitSet = PropertyBitSet(),
+        bind: (Statement) throws -> Void = { _ in }
     ) throws -> [T] {
         let statement = try connection().cachedStatement(sql)
         defer { statement.reset() }
         try bind(statement)
-        return try readRows(type, table: table, from: statement)
+        return try readRows(type, table: table, unfetched: unfetched, from: statement)
     }
 
     /// Steps through a bound SELECT of `table.selectSQL`'s columns.
-    private func readRows<T: PersistentModel>(_ type: T.Type, table: EntityTable, from statement: Statement) throws -> [T] {
+    private func readRows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, unfetched: PropertyBitSet, from statement: Statement
+    ) throws -> [T] {
         let registry = registry(for: table)
         let reader = rowRelationshipReader(for: table)
         // Collected as AnyObject: appending to an [T] inside this generic
         // function would look up Array<T>'s metadata on every append.
         var objects: [AnyObject] = []
         while try statement.step() {
-            if let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement) {
+            if let model = try materialize(
+                type, table: table, registry: registry, reader: reader, unfetched: unfetched, from: statement)
+            {
                 objects.append(model)
             }
         }
@@ -178,21 +185,24 @@ extension ModelContext {
     /// `reader` is the fetch's reader for `table`'s relationship columns (nil
     /// when it has none): one per statement loop, so that a nested load (a
     /// non-optional to-one) uses a reader of its own.
+    /// `unfetched`: the attributes a partial fetch did not select, which
+    /// become faults.
     func materialize<T: PersistentModel>(
         _ type: T.Type, table: EntityTable, registry: RowRegistry, reader: RowRelationshipReader?,
-        from statement: Statement
+        unfetched: PropertyBitSet = PropertyBitSet(), from statement: Statement
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry.objects[rowID]?.model { return existing as? T }
         let model: T
         if let reader {
-            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
+            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader, unfetched: unfetched))
             reader.moveFaults(to: model._$modelState)
             if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         } else {
-            model = try T(_$row: PersistentRow(statement: statement, table: table))
+            model = try T(_$row: PersistentRow(statement: statement, table: table, unfetched: unfetched))
         }
         let state = model._$modelState
+        for ordinal in unfetched { state.faults.insert(ordinal) }
         state.owner = self
         state.table = table
         state.lifecycle = .persisted

@@ -8,6 +8,9 @@ struct CompiledFetch<T: PersistentModel> {
     let table: EntityTable
     let condition: QueryExpression?
     let orderings: [QueryOrdering]
+    /// The attributes `propertiesToFetch` leaves out (those whose type has a
+    /// placeholder): selected as NULL, and faults in the objects.
+    let unfetched: PropertyBitSet
 
     /// - Throws: `ModelStoreError.unsupportedQuery` naming the part of the
     ///   predicate or sort descriptor that has no SQL form.
@@ -22,13 +25,23 @@ struct CompiledFetch<T: PersistentModel> {
         var orderings: [QueryOrdering] = []
         for sort in descriptor.sortBy { orderings.append(try QueryOrdering(sort)) }
         self.orderings = orderings
+        var unfetched = PropertyBitSet()
+        if !descriptor.propertiesToFetch.isEmpty {
+            let wanted = descriptor.propertiesToFetch.map { $0 as AnyKeyPath }
+            for property in T._$persistentProperties
+            where property.readUnfetched != nil && !wanted.contains(property.keyPath) {
+                unfetched.insert(property.ordinal)
+            }
+        }
+        self.unfetched = unfetched
     }
 
     /// `SELECT` of the table's columns (as `EntityTable.selectSQL` orders
     /// them) of the matching rows, in order.
     func select(limit: Int?, offset: Int) throws(ModelStoreError) -> CompiledQuery {
         try QuerySQLBuilder.select(
-            schema: schema, entity: table.entity, columns: { SchemaSQL.selectColumns(table.slots, qualifier: $0) },
+            schema: schema, entity: table.entity,
+            columns: { [unfetched] in SchemaSQL.selectColumns(table.slots, qualifier: $0, omitting: unfetched) },
             where: condition, orderBy: orderings, limit: limit, offset: offset)
     }
 

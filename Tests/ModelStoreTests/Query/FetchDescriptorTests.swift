@@ -92,6 +92,33 @@ import Testing
         }
     }
 
+    @Test func propertiesToFetchReadsTheRestOnFirstAccess() throws {
+        let context = ModelContext(container)
+        let counter = try StatementCounter(context)
+        var descriptor = FetchDescriptor<Q.Gadget>(sortBy: [SortDescriptor(\.count)])
+        descriptor.propertiesToFetch = [\.name, \.count]
+        let gadgets = try context.fetch(descriptor)
+        let select = try #require(counter.statements.first)
+        #expect(select.contains("\"name\"") && !select.contains("\"note\"") && !select.contains("\"score\""))
+        #expect(select.contains("\"status\""), "an enum has no placeholder: always read")
+        let reference = try ModelContext(container).fetch(FetchDescriptor<Q.Gadget>(sortBy: [SortDescriptor(\.count)]))
+        counter.reset()
+        let gadget = gadgets[3]
+        #expect(gadget.name == reference[3].name)
+        #expect(counter.count == 0, "fetched properties need no query")
+        #expect(gadget.score == reference[3].score)
+        #expect(gadget.note == reference[3].note)
+        #expect(gadget.code == reference[3].code)
+        #expect(counter.count == 3, "one query per unfetched property, on first access")
+        _ = gadget.score
+        #expect(counter.count == 3)
+        #expect(!context.hasChanges, "reading a fault changes nothing")
+        gadgets[4].price = 99
+        try context.save()
+        let saved = try #require(try ModelContext(container).fetch(FetchDescriptor<Q.Gadget>(sortBy: [SortDescriptor(\.count)]))[4])
+        #expect(saved.price == 99 && saved.made == reference[4].made && saved.small == reference[4].small)
+    }
+
     @Test func oneStatementPerPredicateShape() throws {
         let context = ModelContext(container)
         let counter = try StatementCounter(context)
