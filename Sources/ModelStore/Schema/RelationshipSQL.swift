@@ -64,4 +64,20 @@ enum RelationshipSQL {
             return nil
         }
     }
+
+    /// A scalar subquery that counts the objects a to-many holds for the
+    /// holder whose key is the SQL expression `holderKey`. Nil for a to-one
+    /// or unresolved storage.
+    static func countExpression(_ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderKey: String) -> String? {
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard relationship.isToMany, let column = inverse?.foreignKeyColumn else { return nil }
+            return "(SELECT count(*) FROM \(quoteIdentifier(relationship.destination)) WHERE \(quoteIdentifier(column)) = \(holderKey))"
+        case .joinTable(let name, let isSource):
+            let holderSide = isSource ? JoinTableColumn.source : JoinTableColumn.target
+            return "(SELECT count(*) FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(holderSide)) = \(holderKey))"
+        case .foreignKey, .unresolved:
+            return nil
+        }
+    }
 }
