@@ -39,8 +39,9 @@ indirect enum QueryExpression: Sendable {
     case jsonArrayContains(QueryExpression, element: QueryExpression)
     /// The number of elements of an attribute stored as a JSON array.
     case jsonArrayCount(QueryExpression)
-    /// A question about the objects of a to-many relationship; the nested
-    /// condition refers to each member as scope `reference.scope + 1`.
+    /// A question about the objects of a to-many relationship. The nested
+    /// condition refers to each member as the next scope: scope 1 inside one
+    /// question, 2 inside a question nested in it, and so on.
     case toMany(PropertyReference, ToManyQuery)
 
     /// Comparison operators, with Swift's meaning.
@@ -86,10 +87,12 @@ indirect enum QueryExpression: Sendable {
 }
 
 /// A bound value and, when known, the attribute kind it was made for (which
-/// decides how strings and decimals compare).
+/// decides how strings and decimals compare), or for a row key, the entity
+/// whose row it names.
 struct QueryConstant: Sendable {
     var value: SQLiteValue
     var kind: ValueKind?
+    var entity: String? = nil
 
     static let null = QueryConstant(value: .null, kind: nil)
     static func bool(_ value: Bool) -> QueryConstant { QueryConstant(value: .integer(value ? 1 : 0), kind: .bool) }
