@@ -81,9 +81,9 @@ extension DynamicStore {
     /// - Throws: as `forEach`.
     public func count(_ entity: String, filter: String?) throws -> Int {
         let table = try table(named: entity)
-        let condition = try whereClause(filter, table: table)
-        let statement = try connection.prepare(table.countSQL + condition.sql)
-        for (index, value) in condition.bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+        let compiled = try countQuery(filter, table: table)
+        let statement = try connection.prepare(compiled.sql)
+        try compiled.bind(to: statement)
         _ = try statement.step()
         return Int(statement.int64(at: 0))
     }

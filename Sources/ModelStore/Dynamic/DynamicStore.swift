@@ -166,6 +166,8 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case invalidEdit(String, reason: String)
     /// A filter or sort key is malformed; `column` is the 1-based position.
     case invalidFilter(column: Int, reason: String)
+    /// A sort key is malformed.
+    case invalidSort(String, reason: String)
     /// An edit or import breaks the schema's rules (required values, unique
     /// values, relationship targets, counts); every problem is listed.
     case validationFailed([String])
@@ -186,6 +188,8 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
             return "invalid edit '\(text)': \(reason)"
         case .invalidFilter(let column, let reason):
             return "invalid filter at column \(column): \(reason)"
+        case .invalidSort(let key, let reason):
+            return "invalid sort key '\(key)': \(reason)"
         case .validationFailed(let problems):
             return problems.count == 1
                 ? problems[0] : "\(problems.count) problems: " + problems.joined(separator: "; ")

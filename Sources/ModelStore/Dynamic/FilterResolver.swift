@@ -241,7 +241,7 @@ struct FilterResolver {
         guard let id = ObjectID(text), id.entity == destination else {
             throw DynamicStoreError.invalidFilter(column: column, reason: "expected an object such as \"\(destination):1\"")
         }
-        return QueryConstant(value: .integer(id.key), kind: .int64)
+        return QueryConstant(value: .integer(id.key), kind: .int64, entity: destination)
     }
 
     private func flipped(_ op: QueryExpression.ComparisonOperator) -> QueryExpression.ComparisonOperator {

@@ -47,7 +47,9 @@ extension Statement {
     /// True when the statement does not write to the database
     /// (`sqlite3_stmt_readonly`).
     var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+}
 
+extension Connection {
     /// The number of statements in `sql` (comments and empty statements
     /// between semicolons do not count).
     /// - Throws: `SQLiteError` when a statement does not compile.
