@@ -19,7 +19,8 @@ struct StoreTool: ParsableCommand {
             rules, 8 other failure, 64 command-line usage.
             """,
         subcommands: [
-            Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SQL.self, Backup.self,
+            Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
+            Check.self, SQL.self, Backup.self,
         ])
 }
 
