@@ -42,6 +42,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     case unsupportedQuery(entity: String, expression: String, reason: String)
     /// A query or edit names a property the entity does not have.
     case unknownProperty(entity: String, property: String)
+    /// `enumerate(_:batchSize:allowEscapingMutations:block:)` without
+    /// `allowEscapingMutations`: the block left unsaved changes on `objects`
+    /// of a finished batch. Save inside the block, or allow escaping mutations.
+    case escapingMutations(entity: String, objects: [String])
 
     public var description: String {
         switch self {
@@ -87,6 +91,9 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "cannot compile a query on \(entity) to SQL: \(expression): \(reason)"
         case .unknownProperty(let entity, let property):
             return "\(entity) has no property named '\(property)'"
+        case .escapingMutations(let entity, let objects):
+            return "enumerating \(entity) left unsaved changes on \(objects.joined(separator: ", ")) at the end of a batch; "
+                + "save in the block or pass allowEscapingMutations: true"
         }
     }
 }

@@ -42,6 +42,27 @@ extension Set: KeyPathCollection {
     }
 }
 
+extension RawRepresentable {
+    /// True when a key path reads `rawValue`: then `$0.status.rawValue` is
+    /// the column itself, since an enum attribute is stored as its raw value.
+    /// The literal `\Status.rawValue` does not compare equal to the
+    /// protocol's `\Self.rawValue`, so the key path is checked on every
+    /// case; an enum that is not `CaseIterable` cannot be checked and is refused.
+    static func isRawValue(_ keyPath: AnyKeyPath) -> Bool {
+        guard type(of: keyPath).valueType == RawValue.self,
+            let cases = (Self.self as? any CaseIterable.Type)?.allCasesAsAny, !cases.isEmpty
+        else { return false }
+        return cases.allSatisfy { value in
+            guard let value = value as? Self, let read = value[keyPath: keyPath] as? RawValue else { return false }
+            return "\(read)" == "\(value.rawValue)"
+        }
+    }
+}
+
+extension CaseIterable {
+    static var allCasesAsAny: [Any] { allCases.map { $0 } }
+}
+
 extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
     func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm {
         let path = keyPath as AnyKeyPath
@@ -63,6 +84,9 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
             throw translator.unsupported(
                 self, "the key path is not a stored property of \(type.entityName) (computed and @Transient properties have no column)")
         case .expression(let value):
+            if let rawValueType = Root.Output.self as? any RawRepresentable.Type, rawValueType.isRawValue(path) {
+                return .expression(value)
+            }
             if path == \String.count { return .expression(.string(.count, value, nil)) }
             if path == \String.isEmpty { return .expression(.string(.isEmpty, value, nil)) }
             if path == \String.localizedLowercase { return .expression(.string(.localizedLowercase, value, nil)) }

@@ -69,8 +69,6 @@ struct QuerySQLBuilder {
         var isNullable: Bool
         /// The text when the operand is a bound string constant.
         var constantText: String? = nil
-        /// The entity whose row a bound row key names.
-        var constantEntity: String? = nil
     }
 
     init(schema: Schema, entity: Schema.Entity) {
@@ -177,6 +175,18 @@ struct QuerySQLBuilder {
         case .or(let lhs, let rhs):
             return Term(sql: "(\(try condition(lhs)) OR \(try condition(rhs)))", type: .condition, isNullable: false)
         case .comparison(let lhs, let op, let rhs):
+            // A row key of another entity names no row of this one: decided
+            // before the constant is bound, so no parameter goes unused.
+            if case .constant(let constant) = rhs, let entity = constant.entity {
+                let left = try compile(lhs)
+                if case .key(let keyEntity) = left.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+                return try comparison(left, op, try compile(rhs), expression)
+            }
+            if case .constant(let constant) = lhs, let entity = constant.entity {
+                let right = try compile(rhs)
+                if case .key(let keyEntity) = right.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+                return try comparison(try compile(lhs), op, right, expression)
+            }
             return try comparison(try compile(lhs), op, try compile(rhs), expression)
         case .arithmetic(let lhs, let op, let rhs):
             let (left, right) = (try compile(lhs), try compile(rhs))
@@ -227,9 +237,7 @@ struct QuerySQLBuilder {
         var text: String?
         if case .text(let value) = constant.value { text = value }
         let kind = constant.kind ?? (text != nil ? .string : nil)
-        return Term(
-            sql: parameter(constant.value), type: .value(kind), isNullable: false, constantText: text,
-            constantEntity: constant.entity)
+        return Term(sql: parameter(constant.value), type: .value(kind), isNullable: false, constantText: text)
     }
 
     private func arithmeticKind(_ lhs: Term.ValueType, _ rhs: Term.ValueType) -> ValueKind? {
@@ -248,16 +256,6 @@ struct QuerySQLBuilder {
             case .equal: return Term(sql: "(\(operand.sql) IS NULL)", type: .condition, isNullable: false)
             case .notEqual: return Term(sql: "(\(operand.sql) IS NOT NULL)", type: .condition, isNullable: false)
             default: throw unsupported(expression, "nil has no order")
-            }
-        }
-        // A row key of another entity names no row of this one.
-        for (key, constant) in [(left, right), (right, left)] {
-            if case .key(let entity) = key.type, let other = constant.constantEntity, other != entity {
-                switch op {
-                case .equal: return Term(sql: "0", type: .condition, isNullable: false)
-                case .notEqual: return Term(sql: "1", type: .condition, isNullable: false)
-                default: throw unsupported(expression, "identifiers of different entities have no order")
-                }
             }
         }
         if left.type == .json || right.type == .json {
@@ -287,6 +285,14 @@ struct QuerySQLBuilder {
         case .greaterOrEqual: sqlOperator = ">="
         }
         return Term(sql: "(\(left.sql) \(sqlOperator) \(right.sql)\(collate))", type: .condition, isNullable: false)
+    }
+
+    private func mismatchedKeys(_ op: QueryExpression.ComparisonOperator, _ expression: QueryExpression) throws(ModelStoreError) -> Term {
+        switch op {
+        case .equal: return Term(sql: "0", type: .condition, isNullable: false)
+        case .notEqual: return Term(sql: "1", type: .condition, isNullable: false)
+        default: throw unsupported(expression, "identifiers of different entities have no order")
+        }
     }
 
     private mutating func string(
