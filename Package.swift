@@ -40,7 +40,8 @@ let package = Package(
         .executableTarget(
             name: "modelstore-example",
             dependencies: ["ModelStore"],
-            path: "Tools/Example"
+            path: "Tools/Example",
+            exclude: ["run.sh"]
         ),
         // Inspects and edits any store from the command line, through the
         // library's dynamic layer (Sources/ModelStore/Dynamic).
