@@ -60,7 +60,7 @@ enum Q {
         }
     }
 
-    static let types: [any PersistentModel.Type] = [Gadget.self, Maker.self, Part.self]
+    static var types: [any PersistentModel.Type] { [Gadget.self, Maker.self, Part.self] }
 
     /// A fixed UUID, so that UUID comparisons have a known answer.
     static let knownCode = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
