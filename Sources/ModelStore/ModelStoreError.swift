@@ -46,6 +46,20 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// `allowEscapingMutations`: the block left unsaved changes on `objects`
     /// of a finished batch. Save inside the block, or allow escaping mutations.
     case escapingMutations(entity: String, objects: [String])
+    /// A migration step failed; the store is exactly as it was before the
+    /// migration began. `step` names the stage, script or table operation.
+    case migrationFailed(path: String, step: String, reason: String)
+    /// An inferred migration would lose data. Each change names itself and
+    /// says how to allow it (a custom stage, a script, or `allowsDataLoss`).
+    case destructiveMigration(path: String, changes: [String])
+    /// A unique constraint cannot be added: these rows (by key) share values.
+    case duplicateValues(entity: String, attributes: [String], rows: [[Int64]], path: String)
+    /// A migration script that was applied changed since (its SHA-256 differs).
+    case scriptChecksumMismatch(script: String, recorded: String, found: String)
+    /// A migration script cannot be read or holds an invalid operation.
+    case invalidMigrationScript(script: String, reason: String)
+    /// No sequence of migration steps leads from the stored schema to the app's.
+    case noMigrationPath(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -94,6 +108,22 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
         case .escapingMutations(let entity, let objects):
             return "enumerating \(entity) left unsaved changes on \(objects.joined(separator: ", ")) at the end of a batch; "
                 + "save in the block or pass allowEscapingMutations: true"
+        case .migrationFailed(let path, let step, let reason):
+            return "migration of \(path) failed at step \(step); the store is as it was before the migration: \(reason)"
+        case .destructiveMigration(let path, let changes):
+            let list = changes.map { "  - \($0)" }.joined(separator: "\n")
+            return "the migration of \(path) would lose data, so it was not inferred; nothing was changed:\n\(list)"
+        case .duplicateValues(let entity, let attributes, let rows, let path):
+            let groups = rows.prefix(5).map { "rows " + $0.map(String.init).joined(separator: ", ") }
+            return "cannot make \(entity).(\(attributes.joined(separator: ", "))) unique in \(path): "
+                + groups.joined(separator: "; ") + (rows.count > 5 ? "; …" : "") + " share the same values"
+        case .scriptChecksumMismatch(let script, let recorded, let found):
+            return "migration script \(script) was changed after it was applied (SHA-256 \(found), recorded \(recorded)); "
+                + "restore it and put the change in a new script"
+        case .invalidMigrationScript(let script, let reason):
+            return "migration script \(script): \(reason)"
+        case .noMigrationPath(let path, let reason):
+            return "cannot migrate \(path): \(reason)"
         }
     }
 }

@@ -50,6 +50,13 @@ struct ModelDiagnostic: DiagnosticMessage {
         Self("missingDefault", "@\(attribute) property '\(name)' needs a default value")
     }
 
+    static func constraintArgument(_ macro: String) -> Self {
+        Self("constraintArgument", "#\(macro) takes arrays of key paths to stored properties, such as [\\.name, \\.date]")
+    }
+
+    static let originalNameArgument = Self(
+        "originalNameArgument", "'@Model(originalName:)' takes a string literal")
+
     static func lazyProperty(_ name: String) -> Self {
         Self("lazyProperty", "lazy property '\(name)' cannot be persisted; mark it @Transient")
     }

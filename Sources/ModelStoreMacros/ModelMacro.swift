@@ -65,7 +65,29 @@ extension ModelMacro: MemberMacro {
         }
         let properties = ModelProperties(model.memberBlock.members)
         diagnostics += properties.diagnostics
-        return ModelMembers(type: model.name.trimmed, properties: properties.persisted).declarations
+        let constraints = ModelConstraints(model.memberBlock.members)
+        diagnostics += constraints.diagnostics
+        return ModelMembers(
+            type: model.name.trimmed, properties: properties.persisted, constraints: constraints.entries,
+            originalName: originalName(of: node, diagnostics: &diagnostics)
+        ).declarations
+    }
+}
+
+extension ModelMacro {
+    /// The string literal of `@Model(originalName: "…")`, if given.
+    static func originalName(of node: AttributeSyntax, diagnostics: inout [Diagnostic]) -> String? {
+        guard case .argumentList(let arguments) = node.arguments,
+            let argument = arguments.first(where: { $0.label?.text == "originalName" })
+        else { return nil }
+        if argument.expression.is(NilLiteralExprSyntax.self) { return nil }
+        guard let literal = argument.expression.as(StringLiteralExprSyntax.self), literal.segments.count == 1,
+            case .stringSegment = literal.segments.first
+        else {
+            diagnostics.append(Diagnostic(at: argument.expression, .originalNameArgument))
+            return nil
+        }
+        return literal.trimmedDescription
     }
 }
 

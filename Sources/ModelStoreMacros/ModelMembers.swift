@@ -8,9 +8,32 @@ import SwiftSyntaxBuilder
 struct ModelMembers {
     let type: TokenSyntax
     let properties: [PersistedProperty]
+    /// `.unique([…])` and `.index([…])` from `#Unique` and `#Index`.
+    var constraints: [String] = []
+    /// The string literal of `@Model(originalName:)`, quotes included.
+    var originalName: String? = nil
 
     var declarations: [DeclSyntax] {
-        [modelState, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+        var result = [modelState, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+        // Only when declared, so that a class without them expands as before
+        // (the protocol's defaults answer for it).
+        if !constraints.isEmpty {
+            result.append(
+                """
+                public static var _$constraints: [ModelStore.Schema.Constraint] {
+                [\(raw: constraints.joined(separator: ", "))]
+                }
+                """)
+        }
+        if let originalName {
+            result.append(
+                """
+                public static var _$originalEntityName: String? {
+                \(raw: originalName)
+                }
+                """)
+        }
+        return result
     }
 
     private var modelState: DeclSyntax {
@@ -60,7 +83,8 @@ struct ModelMembers {
             return "ModelStore.PropertyMetadata.attribute(name: \"\(property.name)\", "
                 + "keyPath: \\\(type.text).\(property.identifier.text), "
                 + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
-                + "options: [\(options)], originalName: \(originalName))"
+                + "options: [\(options)], originalName: \(originalName)"
+                + (property.defaultValue.map { ", defaultValue: { \($0.trimmedDescription) })" } ?? ")")
         }
         let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
         return """

@@ -18,6 +18,9 @@ struct PersistedProperty {
     /// The arguments of `@Relationship` by label ("" for the options), copied
     /// verbatim; nil when the property has no `@Relationship`.
     let relationshipArguments: [(label: String, expression: ExprSyntax)]?
+    /// The initial value (`= …`), which migrations use to fill the column of
+    /// a new or newly required attribute.
+    var defaultValue: ExprSyntax? = nil
 }
 
 /// The stored properties of a `@Model` class, sorted into persisted ones and misuses.
@@ -116,7 +119,8 @@ struct ModelProperties {
             PersistedProperty(
                 name: name, identifier: pattern.identifier.trimmed, type: type,
                 ordinal: persisted.count, options: options, originalName: originalName,
-                relationshipArguments: relationship.map(Self.labeledArguments)))
+                relationshipArguments: relationship.map(Self.labeledArguments),
+                defaultValue: binding.initializer?.value.trimmed))
     }
 
     /// A `let` is never persisted, and `init(_$row:)` cannot set one that has

@@ -14,5 +14,7 @@ struct ModelStoreMacrosPlugin: CompilerPlugin {
         AttributeMacro.self,
         RelationshipMacro.self,
         TransientMacro.self,
+        UniqueMacro.self,
+        IndexMacro.self,
     ]
 }

@@ -82,8 +82,12 @@ struct ModelMacroTests {
                             ModelStore.PropertyMetadata.attribute(name: "destination", keyPath: \Trip.destination, type: (String).self, ordinal: 1, options: [], originalName: nil),
                             ModelStore.PropertyMetadata.attribute(name: "startDate", keyPath: \Trip.startDate, type: (Date).self, ordinal: 2, options: [], originalName: nil),
                             ModelStore.PropertyMetadata.attribute(name: "budget", keyPath: \Trip.budget, type: (Budget?).self, ordinal: 3, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "tags", keyPath: \Trip.tags, type: ([String]).self, ordinal: 4, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "status", keyPath: \Trip.status, type: (Status).self, ordinal: 5, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "tags", keyPath: \Trip.tags, type: ([String]).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
+                                    []
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "status", keyPath: \Trip.status, type: (Status).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
+                                    .planned
+                                }),
                             ModelStore.PropertyMetadata.attribute(name: "notes", keyPath: \Trip.notes, type: (String?).self, ordinal: 6, options: [], originalName: "notes_text")
                         ]
                     }
@@ -233,13 +237,27 @@ struct ModelMacroTests {
 
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
-                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Double).self, ordinal: 1, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (String).self, ordinal: 2, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (String).self, ordinal: 3, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Bool).self, ordinal: 4, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Int).self, ordinal: 5, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Double).self, ordinal: 6, options: [], originalName: nil),
+                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
+                                    0
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
+                                    0.5
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
+                                    "untitled"
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
+                                    "n = \(1)"
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
+                                    true
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
+                                    -3
+                                }),
+                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
+                                    -0.25
+                                }),
                             ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
                         ]
                     }
@@ -359,7 +377,9 @@ struct ModelMacroTests {
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
                             ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),
-                            ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil)
+                            ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
+                                    1
+                                })
                         ]
                     }
 

@@ -72,7 +72,7 @@ struct ModelDeclarationTests {
         let statement = try connection.prepare(#"SELECT "key", "value" FROM "_modelstore_metadata" ORDER BY "key""#)
         var metadata: [String: SQLiteValue] = [:]
         while try statement.step() { metadata[statement.string(at: 0)] = statement.value(at: 1) }
-        #expect(metadata["formatVersion"] == .integer(1))
+        #expect(metadata["formatVersion"] == .integer(Int64(StoreFormat.current)))
         #expect(metadata["schemaVersion"] == .text("1.0.0"))
         #expect(metadata["schemaFingerprint"] == .text(container.schema.fingerprint))
         guard case .text(let record)? = metadata["schema"] else {

@@ -16,6 +16,9 @@ struct Budget: Codable, Hashable, Sendable {
 /// A trip. `@Model` turns every stored `var` into a tracked, persisted
 /// property; the table "Trip" has one column per property.
 @Model final class Trip {
+    /// Trips are listed by destination and date (added by the migration
+    /// script Migrations/0001_stop_notes.yaml).
+    #Index<Trip>([\.destination, \.startDate])
     /// Unique across all trips: inserting another trip with the same name
     /// updates that trip's row (an upsert).
     @Attribute(.unique) var name: String
@@ -52,6 +55,8 @@ struct Budget: Codable, Hashable, Sendable {
 @Model final class Stop {
     var title: String
     var trip: Trip?
+    /// Added in version 1.1 (Migrations/0001_stop_notes.yaml).
+    var note: String?
 
     init(title: String) {
         self.title = title

@@ -19,6 +19,13 @@ public struct ModelConfiguration: Sendable, CustomStringConvertible {
     public let allowsSave: Bool
     /// The schema this configuration stores, when it differs from the container's.
     public let schema: Schema?
+    /// A folder of migration scripts (`0001_name.yaml` or `.sql`) that
+    /// opening the store applies, in order, before any migration plan or
+    /// inferred migration; nil for none.
+    public var migrationScriptsFolder: URL?
+    /// How migrations at open run: snapshots, data loss, transactions,
+    /// busy timeout, progress.
+    public var migrationOptions = MigrationOptions()
 
     /// A store at `url`.
     public init(_ name: String? = nil, schema: Schema? = nil, url: URL, allowsSave: Bool = true) {

@@ -31,17 +31,58 @@ public final class ModelContainer: Sendable {
         try self.init(for: schema, configurations: configurations)
     }
 
+    /// Opens the store for these model types, migrating it with `migrationPlan`
+    /// when it holds an earlier version, as SwiftData's initializer of the
+    /// same shape. Without a plan, a changed schema is migrated by inference
+    /// when no data would be lost.
+    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`; also
+    ///   `.migrationFailed` naming the step that failed (the store is then as
+    ///   it was), `.destructiveMigration`, `.duplicateValues`,
+    ///   `.noMigrationPath`, and the script errors.
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+        configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
     /// Opens the store for a schema with an array of configurations.
     /// - Throws: `ModelStoreError`, as `init(for:configurations:)`; also
     ///   `.invalidSchema` when more than one configuration is given.
-    public init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws {
+        try self.init(for: schema, migrationPlan: nil, configurations: configurations)
+    }
+
+    /// Opens the store for a schema, migrating it with `migrationPlan` when it
+    /// holds an earlier version. The schema's version is the plan's last
+    /// version when the schema was built from bare types.
+    /// - Throws: `ModelStoreError`, as `init(for:migrationPlan:configurations:)`.
+    public init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]
+    ) throws {
         guard configurations.count <= 1 else {
             throw ModelStoreError.invalidSchema(reason: "ModelStore stores a container in one file; give one ModelConfiguration")
         }
         let configuration = configurations.first ?? ModelConfiguration()
         self.schema = schema
         self.configurations = [configuration]
-        self.store = try Store(configuration: configuration, schema: configuration.schema ?? schema)
+        var schema = configuration.schema ?? schema
+        // A schema built from bare model types has the default version; it
+        // takes the version of the plan's schema with the same models.
+        if let plan = migrationPlan, schema.version == Schema.Version(1, 0, 0),
+            let match = plan.schemas.last(where: { $0.schema.differences(from: schema).isEmpty })
+        {
+            schema.version = match.versionIdentifier
+        }
+        self.store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
+    }
+
+    /// A container around a store that already exists (a custom migration
+    /// stage's store over the migration's connection).
+    init(store: Store) {
+        self.schema = store.schema
+        self.configurations = [store.configuration]
+        self.store = store
     }
 
     /// The context of the main actor, created on first use, with

@@ -9,7 +9,7 @@ import Foundation
 /// transaction, so a crash halfway leaves an empty file, never half a store.
 final class Store: Sendable {
     /// The store format this version of ModelStore writes and reads.
-    static let formatVersion = 1
+    static var formatVersion: Int { StoreFormat.current }
 
     let configuration: ModelConfiguration
     let schema: Schema
@@ -24,12 +24,15 @@ final class Store: Sendable {
     /// Keeps a shared in-memory database alive for the container's lifetime:
     /// SQLite frees it when its last connection closes.
     private let memoryAnchor: MemoryAnchor?
+    /// The migration's connection, which a custom stage's contexts share so
+    /// that their saves are part of the migration's transaction.
+    private let migrationConnection: MemoryAnchor?
 
     var path: String { configuration.displayPath }
 
     /// Opens (or creates) the store and checks it against `schema`.
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
-    init(configuration: ModelConfiguration, schema: Schema) throws {
+    init(configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
         try schema.validate()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
@@ -46,8 +49,32 @@ final class Store: Sendable {
             memoryAnchor = nil
             connection = try Store.openFile(configuration)
         }
-        let identifier = try StoreBootstrap(connection: connection, schema: schema, configuration: configuration).run()
+        migrationConnection = nil
+        let identifier = try StoreBootstrap(
+            connection: connection, schema: schema, configuration: configuration, migrationPlan: migrationPlan
+        ).run()
         self.identifier = identifier
+        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier)
+    }
+
+    /// A store over a migration's connection, for the contexts of a custom
+    /// stage: no checks, every context shares the connection.
+    init(migrating connection: Connection, configuration: ModelConfiguration, schema: Schema, identifier: String) throws {
+        try schema.validate()
+        let schema = try schema.resolvingRelationships()
+        self.configuration = configuration
+        self.schema = schema
+        self.identifier = identifier
+        location = configuration.url.path(percentEncoded: false)
+        isURI = false
+        memoryAnchor = nil
+        migrationConnection = MemoryAnchor(connection: connection)
+        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier)
+    }
+
+    private static func tables(_ schema: Schema, _ identifier: String) -> (
+        [String: EntityTable], [ObjectIdentifier: EntityTable], [ObjectIdentifier: ModelType]
+    ) {
         var byName: [String: EntityTable] = [:]
         var byType: [ObjectIdentifier: EntityTable] = [:]
         var types: [ObjectIdentifier: ModelType] = [:]
@@ -59,14 +86,13 @@ final class Store: Sendable {
                 types[ObjectIdentifier(table)] = ModelType(type: type)
             }
         }
-        tablesByName = byName
-        tablesByType = byType
-        modelTypes = types
+        return (byName, byType, types)
     }
 
     /// A new connection for a context.
     /// - Throws: `ModelStoreError.cannotOpen` when the file went away or cannot be opened.
     func openConnection() throws -> Connection {
+        if let migrationConnection { return migrationConnection.connection }
         let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
         return try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
     }

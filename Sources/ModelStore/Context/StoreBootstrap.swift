@@ -15,6 +15,7 @@ struct StoreBootstrap {
     let connection: Connection
     let schema: Schema
     let configuration: ModelConfiguration
+    var migrationPlan: (any SchemaMigrationPlan.Type)? = nil
 
     var path: String { configuration.displayPath }
 
@@ -61,6 +62,14 @@ struct StoreBootstrap {
                 for sql in SchemaSQL.createStatements(schema) {
                     try connection.execute(sql)
                 }
+                for upgrade in StoreFormat.upgrades {
+                    try connection.execute(upgrade.sql)
+                }
+                // A new store already has the schema the scripts lead to:
+                // they are recorded as applied (a baseline), never run on it.
+                if let folder = configuration.migrationScriptsFolder {
+                    try ScriptFolder(url: folder).recordBaseline(schema, connection)
+                }
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [
                     (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
@@ -83,9 +92,24 @@ struct StoreBootstrap {
     }
 
     /// Reads and checks the metadata of an existing store.
+    /// Migrates it first when the app's schema, a migration plan, a scripts
+    /// folder or an older store format asks for it.
     private func check() throws -> String {
         let record = try StoreBootstrap.readRecord(connection: connection, path: path)
         let differences = schema.differences(from: record.schema)
+        let wantsMigration =
+            record.formatVersion < Store.formatVersion || configuration.migrationScriptsFolder != nil
+            || migrationPlan != nil || !differences.isEmpty
+        if configuration.allowsSave && wantsMigration {
+            let migration = OpenMigration(
+                connection: connection, configuration: configuration, target: schema, stored: record.schema,
+                storedFormat: record.formatVersion, identifier: record.identifier, plan: migrationPlan)
+            guard try migration.run() else {
+                if differences.isEmpty { return record.identifier }
+                throw ModelStoreError.schemaMismatch(path: path, differences: differences)
+            }
+            return try check()
+        }
         guard differences.isEmpty else {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }
@@ -150,6 +174,8 @@ struct StoreBootstrap {
     private func wrap(_ body: () throws -> Void) throws {
         do {
             try body()
+        } catch let error as ModelStoreError {
+            throw error
         } catch let error as SQLiteError {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)

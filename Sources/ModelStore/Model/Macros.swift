@@ -8,6 +8,10 @@
 /// conformance.
 ///
 /// ```swift
+/// `@Model(originalName: "Journey")` renames an entity: a migration renames
+/// the table "Journey" to the class's name instead of creating a new one.
+///
+/// ```swift
 /// @Model final class Trip {
 ///     @Attribute(.unique) var name: String
 ///     var startDate: Date
@@ -18,10 +22,38 @@
 @attached(
     member,
     names: named(_$modelState), named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
-    named(withMutation))
+    named(withMutation), named(_$constraints), named(_$originalEntityName))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
-public macro Model() = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")
+public macro Model(originalName: String? = nil) = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")
+
+/// Declares that the values of the given properties, taken together, are
+/// unique across all objects of the model, as SwiftData's `#Unique`. Write it
+/// inside the `@Model` class body; each array is one constraint. Inserting an
+/// object whose values match an existing row updates that row (an upsert),
+/// as `@Attribute(.unique)` does; an update that collides fails the save.
+///
+/// ```swift
+/// @Model final class Visit {
+///     #Unique<Visit>([\.place, \.date])
+///     var place: String
+///     var date: Date
+/// }
+/// ```
+@freestanding(declaration)
+public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "ModelStoreMacros", type: "UniqueMacro")
+
+/// Declares indexes over the given properties, as SwiftData's `#Index`:
+/// each array is one index, its columns in order. Write it inside the
+/// `@Model` class body.
+///
+/// ```swift
+/// #Index<Trip>([\.destination], [\.startDate, \.destination])
+/// ```
+@freestanding(declaration)
+public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
+    #externalMacro(module: "ModelStoreMacros", type: "IndexMacro")
 
 /// Makes one stored property tracked; added by `@Model`, not written by hand.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))

@@ -28,6 +28,13 @@ extension Schema.Entity {
     public init(modelType: any PersistentModel.Type) {
         let properties = modelType._$persistentProperties
         self.init(name: modelType.entityName, modelType: modelType, properties: properties)
+        originalName = modelType._$originalEntityName
+        for constraint in modelType._$constraints {
+            switch constraint {
+            case .unique(let names): uniqueConstraints.append(names)
+            case .index(let names): indexes.append(names)
+            }
+        }
         // An inverse given as a key path becomes the name of the destination's property.
         for (index, relationship) in relationships.enumerated() {
             guard let property = properties.first(where: { $0.name == relationship.name }),

@@ -147,8 +147,13 @@ final class Connection {
     /// IMMEDIATE takes the write lock at once. With a DEFERRED transaction two
     /// contexts could both read, then both try to write, and one would fail
     /// with SQLITE_BUSY in the middle of its save instead of waiting.
+    ///
+    /// Inside a transaction already (a save from a migration's custom
+    /// stage, which runs in the migration's transaction), it runs `body` in
+    /// a savepoint instead, so that the outer transaction decides.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN or COMMIT.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        if !isAutocommit { return try savepoint("modelstore_nested", body) }
         try execute("BEGIN IMMEDIATE TRANSACTION")
         let result: T
         do {

@@ -12,6 +12,14 @@ extension Schema {
         public var attributes: [Attribute]
         /// The relationships, in ordinal order.
         public var relationships: [Relationship]
+        /// Compound unique constraints declared with `#Unique`: each is a list
+        /// of attribute names whose values together are unique.
+        public var uniqueConstraints: [[String]] = []
+        /// Indexes declared with `#Index`: each is a list of attribute names.
+        public var indexes: [[String]] = []
+        /// The name the entity had in an earlier schema version
+        /// (`@Model(originalName:)`), so that a migration renames its table.
+        public var originalName: String?
         /// The properties with their accessors, when the entity was built from
         /// a model class; empty when it was read from a store's record.
         public var properties: [PropertyMetadata] { runtime?.properties ?? [] }
@@ -25,15 +33,21 @@ extension Schema {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case name, attributes, relationships
+            case name, attributes, relationships, uniqueConstraints, indexes, originalName
         }
 
         /// Creates an entity from descriptions alone, as read from a store's
         /// record or built by a migration.
-        public init(name: String, attributes: [Attribute], relationships: [Relationship] = []) {
+        public init(
+            name: String, attributes: [Attribute], relationships: [Relationship] = [], uniqueConstraints: [[String]] = [],
+            indexes: [[String]] = [], originalName: String? = nil
+        ) {
             self.name = name
             self.attributes = attributes
             self.relationships = relationships
+            self.uniqueConstraints = uniqueConstraints
+            self.indexes = indexes
+            self.originalName = originalName
         }
 
         /// Creates an entity for a model class from its generated property table.
@@ -45,24 +59,31 @@ extension Schema {
         }
 
         /// Reads an entity from a schema record; a record written before
-        /// relationships existed has none.
+        /// relationships (or compound constraints and indexes) existed has none.
         /// - Throws: `DecodingError` when the record is not an entity.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
             attributes = try container.decode([Attribute].self, forKey: .attributes)
             relationships = try container.decodeIfPresent([Relationship].self, forKey: .relationships) ?? []
+            uniqueConstraints = try container.decodeIfPresent([[String]].self, forKey: .uniqueConstraints) ?? []
+            indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
+            originalName = try container.decodeIfPresent(String.self, forKey: .originalName)
         }
 
         /// Writes the entity into a schema record.
         /// - Throws: `EncodingError`, which plain schema values do not cause.
-        // Relationships are written only when there are some, so that the
-        // record (and fingerprint) of an entity without any is unchanged.
+        // Relationships, constraints, indexes and the original name are written
+        // only when there are some, so that the record (and fingerprint) of an
+        // entity without any is unchanged.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(name, forKey: .name)
             try container.encode(attributes, forKey: .attributes)
             if !relationships.isEmpty { try container.encode(relationships, forKey: .relationships) }
+            if !uniqueConstraints.isEmpty { try container.encode(uniqueConstraints, forKey: .uniqueConstraints) }
+            if !indexes.isEmpty { try container.encode(indexes, forKey: .indexes) }
+            try container.encodeIfPresent(originalName, forKey: .originalName)
         }
 
         /// The relationship with this name, if any.
@@ -96,6 +117,8 @@ extension Schema {
 
         public static func == (lhs: Entity, rhs: Entity) -> Bool {
             lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
+                && lhs.uniqueConstraints == rhs.uniqueConstraints && lhs.indexes == rhs.indexes
+                && lhs.originalName == rhs.originalName
         }
     }
 

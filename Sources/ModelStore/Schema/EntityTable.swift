@@ -54,7 +54,7 @@ final class EntityTable: Sendable {
             let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
             insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
         }
-        insertReturnsKey = entity.attributes.contains(where: \.isUnique)
+        insertReturnsKey = entity.hasUniqueness
         if insertReturnsKey {
             // The conflict target may be omitted on the last ON CONFLICT clause
             // (SQLite 3.35+): any unique column that conflicts turns the insert

@@ -34,11 +34,16 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// partial fetch left unread (a fault); nil for a relationship, and for
     /// an attribute whose type has no placeholder (which is always read).
     let readUnfetched: (@Sendable (Statement, Int32) throws -> Any)?
+    /// Binds the property's declared initial value (`var status = .planned`)
+    /// as its column value; nil when the declaration has none. Migrations use
+    /// it to fill a new or newly required column.
+    let defaultBinder: ((Statement, Int32) throws -> Void)?
 
     private init<Model: AnyObject, Coder: ValueCoder>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Coder.Value)?
     ) {
+        self.defaultBinder = defaultValue.map { value in { statement, index in try Coder.encode(value(), into: statement, at: index) } }
         self.name = name
         self.ordinal = ordinal
         self.keyPath = keyPath
@@ -76,13 +81,14 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.relationshipAccessor = KeyPathRelationshipAccessor<Model, Value>(keyPath: keyPath, ordinal: ordinal)
         self.destinationType = Value._destinationType
         self.readUnfetched = nil
+        self.defaultBinder = nil
     }
 
     /// Describes a relationship declared without `@Relationship`: nullify,
     /// inverse inferred.
     public static func attribute<Model: PersistentModel, Value: RelationshipValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: .nullify, inverse: nil, minimumModelCount: nil,
@@ -107,61 +113,61 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// Describes a property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: PrimitiveCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName)
+            originalName: originalName, defaultValue: defaultValue)
     }
 
     /// Describes an optional property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalPrimitiveCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName)
+            options: options, originalName: originalName, defaultValue: defaultValue)
     }
 
     /// Describes a property stored as its raw value (an enum).
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: RawValueCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName)
+            originalName: originalName, defaultValue: defaultValue)
     }
 
     /// Describes an optional property stored as its raw value.
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalRawValueCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName)
+            options: options, originalName: originalName, defaultValue: defaultValue)
     }
 
     /// Describes a `Codable` property stored as JSON text.
     public static func attribute<Model: AnyObject, Value: Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: JSONCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName)
+            originalName: originalName, defaultValue: defaultValue)
     }
 
     /// Describes an optional `Codable` property stored as JSON text, nil as NULL.
     public static func attribute<Model: AnyObject, Value: Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalJSONCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName)
+            options: options, originalName: originalName, defaultValue: defaultValue)
     }
 }
 

@@ -7,14 +7,7 @@ enum SchemaSQL {
         var statements: [String] = []
         for entity in schema.entities {
             statements.append(createTable(entity))
-            for relationship in entity.relationships {
-                // With the order column, the index also gives a to-many's
-                // members in order, so loading one needs no sort.
-                guard case .foreignKey(let column, let orderColumn) = relationship.storage else { continue }
-                let columns = ([column] + (orderColumn.map { [$0] } ?? [])).map(quoteIdentifier).joined(separator: ", ")
-                statements.append(
-                    "CREATE INDEX \(quoteIdentifier("\(entity.name).\(column)")) ON \(quoteIdentifier(entity.name)) (\(columns))")
-            }
+            statements += indexes(of: entity).map(\.sql)
         }
         for entity in schema.entities {
             for relationship in entity.relationships {
@@ -23,6 +16,31 @@ enum SchemaSQL {
             }
         }
         return statements
+    }
+
+    /// The indexes of an entity's table, by name: one per foreign key (with
+    /// the order column, the index also gives a to-many's members in order,
+    /// so loading one needs no sort), one unique index per `#Unique`, one
+    /// index per `#Index`.
+    static func indexes(of entity: Schema.Entity) -> [(name: String, sql: String)] {
+        var result: [(name: String, sql: String)] = []
+        let table = quoteIdentifier(entity.name)
+        func list(_ columns: [String]) -> String { columns.map(quoteIdentifier).joined(separator: ", ") }
+        for relationship in entity.relationships {
+            guard case .foreignKey(let column, let orderColumn) = relationship.storage else { continue }
+            let name = "\(entity.name).\(column)"
+            let columns = [column] + (orderColumn.map { [$0] } ?? [])
+            result.append((name, "CREATE INDEX \(quoteIdentifier(name)) ON \(table) (\(list(columns)))"))
+        }
+        for columns in entity.uniqueConstraints {
+            let name = Schema.Entity.uniqueIndexName(entity.name, columns)
+            result.append((name, "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(table) (\(list(columns)))"))
+        }
+        for columns in entity.indexes {
+            let name = Schema.Entity.indexName(entity.name, columns)
+            result.append((name, "CREATE INDEX \(quoteIdentifier(name)) ON \(table) (\(list(columns)))"))
+        }
+        return result
     }
 
     /// `CREATE TABLE` for one entity: an AUTOINCREMENT primary key, so that a
@@ -34,7 +52,7 @@ enum SchemaSQL {
     /// Foreign keys are deferred to the commit, so that a save can write a
     /// graph with cycles in any order; they are always nullable in SQL, a
     /// non-optional to-one being enforced by its Swift type.
-    static func createTable(_ entity: Schema.Entity) -> String {
+    static func createTable(_ entity: Schema.Entity, named tableName: String? = nil) -> String {
         var columns = ["\(quoteIdentifier(primaryKeyColumn)) INTEGER PRIMARY KEY AUTOINCREMENT"]
         for attribute in entity.attributes {
             columns.append(columnDefinition(attribute))
@@ -46,7 +64,7 @@ enum SchemaSQL {
                     + "(\(quoteIdentifier(primaryKeyColumn))) DEFERRABLE INITIALLY DEFERRED")
             if let orderColumn { columns.append("\(quoteIdentifier(orderColumn)) INTEGER") }
         }
-        return "CREATE TABLE \(quoteIdentifier(entity.name)) (\(columns.joined(separator: ", "))) STRICT"
+        return "CREATE TABLE \(quoteIdentifier(tableName ?? entity.name)) (\(columns.joined(separator: ", "))) STRICT"
     }
 
     /// A join table: one row per link, with each side's position in the

@@ -29,6 +29,17 @@ extension Schema {
                 }
             }
         }
+        for entity in entities {
+            for (kind, lists) in [("#Unique", entity.uniqueConstraints), ("#Index", entity.indexes)] {
+                for names in lists {
+                    if names.isEmpty { throw .invalidSchema(reason: "a \(kind) of \(entity.name) names no attribute") }
+                    for name in names where entity.attribute(named: name) == nil {
+                        throw .invalidSchema(
+                            reason: "\(kind) of \(entity.name) names \(name), which is not a stored attribute of \(entity.name)")
+                    }
+                }
+            }
+        }
         let resolved = try resolvingRelationships()
         for entity in resolved.entities {
             let names = Set((entity.attributes.map(\.name) + entity.relationships.map(\.name)).map { $0.lowercased() })

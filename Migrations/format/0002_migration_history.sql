@@ -1,0 +1,1 @@
+CREATE TABLE "_modelstore_migrations" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT, "name" TEXT NOT NULL, "kind" TEXT NOT NULL, "checksum" TEXT, "fingerprintBefore" TEXT NOT NULL, "fingerprintAfter" TEXT NOT NULL, "appliedAt" REAL NOT NULL, "duration" REAL NOT NULL, "snapshot" TEXT) STRICT;

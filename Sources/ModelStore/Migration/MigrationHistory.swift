@@ -1,0 +1,116 @@
+import Foundation
+
+/// The history table, where every migration is recorded, and the writing of
+/// the schema record that ends each migration.
+enum MigrationHistory {
+    static let table = "_modelstore_migrations"
+
+    /// One row to record.
+    struct Entry {
+        var version: String?
+        var name: String
+        var kind: String
+        var checksum: String?
+        var fingerprintBefore: String
+        var fingerprintAfter: String
+        var appliedAt: Date
+        var duration: Double
+        var snapshotPath: String?
+    }
+
+    /// Adds a row.
+    /// - Throws: `SQLiteError`.
+    static func record(_ entry: Entry, _ connection: Connection) throws {
+        let columns = [
+            "version", "name", "kind", "checksum", "fingerprintBefore", "fingerprintAfter", "appliedAt", "duration",
+            "snapshot",
+        ]
+        let statement = try connection.prepare(
+            "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) "
+                + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+        let values: [SQLiteValue] = [
+            entry.version.map(SQLiteValue.text) ?? .null, .text(entry.name), .text(entry.kind),
+            entry.checksum.map(SQLiteValue.text) ?? .null, .text(entry.fingerprintBefore), .text(entry.fingerprintAfter),
+            .real(entry.appliedAt.timeIntervalSince1970), .real(entry.duration), entry.snapshotPath.map(SQLiteValue.text) ?? .null,
+        ]
+        for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+        try statement.run()
+    }
+
+    /// Every recorded migration, oldest first; none when the table does not exist (format 1).
+    /// - Throws: `SQLiteError`.
+    static func read(_ connection: Connection) throws -> [AppliedMigration] {
+        let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
+        try exists.bind(table, at: 1)
+        _ = try exists.step()
+        guard exists.int64(at: 0) == 1 else { return [] }
+        let statement = try connection.prepare(
+            "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter, appliedAt, duration, snapshot "
+                + "FROM \(quoteIdentifier(table)) ORDER BY id")
+        var result: [AppliedMigration] = []
+        func text(_ column: Int32) -> String? { statement.storage(at: column) == .null ? nil : statement.string(at: column) }
+        while try statement.step() {
+            result.append(
+                AppliedMigration(
+                    version: text(0), name: statement.string(at: 1), kind: statement.string(at: 2), checksum: text(3),
+                    fingerprintBefore: statement.string(at: 4), fingerprintAfter: statement.string(at: 5),
+                    appliedAt: Date(timeIntervalSince1970: statement.double(at: 6)), duration: statement.double(at: 7),
+                    snapshotPath: text(8)))
+        }
+        return result
+    }
+
+    /// Replaces the schema record, its fingerprint and version.
+    /// - Throws: `SQLiteError`; `EncodingError`, which schema values do not cause.
+    static func writeSchemaRecord(_ schema: Schema, _ connection: Connection) throws {
+        let record = String(decoding: try schema.recordData(), as: UTF8.self)
+        let statement = try connection.prepare(
+            "INSERT INTO \(quoteIdentifier(MetadataKey.table)) (\"key\", \"value\") VALUES (?, ?) "
+                + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"")
+        for (key, value) in [
+            (MetadataKey.schema, record), (MetadataKey.schemaFingerprint, schema.fingerprint),
+            (MetadataKey.schemaVersion, schema.version.description),
+        ] {
+            statement.reset()
+            try statement.bind(key, at: 1)
+            try statement.bind(value, at: 2)
+            try statement.run()
+        }
+    }
+}
+
+/// The store format: ModelStore's own tables, versioned like an app's
+/// schema. Each upgrade is SQL that the repository's
+/// `Migrations/format/` folder holds too (a test keeps them identical).
+enum StoreFormat {
+    /// The format this ModelStore writes.
+    static let current = 2
+
+    /// Upgrades by the version they lead to.
+    static let upgrades: [(version: Int, name: String, sql: String)] = [
+        (
+            2, "0002_migration_history.sql",
+            """
+            CREATE TABLE "_modelstore_migrations" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT, \
+            "name" TEXT NOT NULL, "kind" TEXT NOT NULL, "checksum" TEXT, "fingerprintBefore" TEXT NOT NULL, \
+            "fingerprintAfter" TEXT NOT NULL, "appliedAt" REAL NOT NULL, "duration" REAL NOT NULL, "snapshot" TEXT) STRICT;
+            """
+        )
+    ]
+
+    /// The steps that bring a store of format `version` to the current one,
+    /// ending with the new format version in the metadata.
+    static func upgradeSteps(from version: Int) -> [MigrationStep] {
+        upgrades.filter { $0.version > version }.map { upgrade in
+            MigrationStep(name: "store format \(upgrade.version): \(upgrade.name)") { context in
+                context.record(PlannedStep(name: "store format \(upgrade.version)", sql: [upgrade.sql], rebuiltTables: [], destroysData: false))
+                try context.connection.execute(upgrade.sql)
+                let statement = try context.connection.prepare(
+                    "UPDATE \(quoteIdentifier(MetadataKey.table)) SET \"value\" = ? WHERE \"key\" = ?")
+                try statement.bind(Int64(upgrade.version), at: 1)
+                try statement.bind(MetadataKey.formatVersion, at: 2)
+                try statement.run()
+            }
+        }
+    }
+}

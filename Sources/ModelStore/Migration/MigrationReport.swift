@@ -1,0 +1,90 @@
+import Foundation
+
+/// A table that a step rebuilds, and the rows it copies.
+public struct RebuiltTable: Sendable, Hashable, Codable {
+    /// The table (entity) name, as it will be.
+    public let table: String
+    /// The rows the rebuild copies (counted when planned).
+    public let rows: Int
+}
+
+/// One step of a migration plan, as `StoreMigrator.plan(to:)` shows it.
+public struct PlannedStep: Sendable, Hashable, Codable {
+    /// What the step does, prefixed with the script or stage it belongs to.
+    public let name: String
+    /// The SQL it runs. Values are bound, so they appear as `?`.
+    public let sql: [String]
+    /// Tables it rebuilds, with row counts.
+    public let rebuiltTables: [RebuiltTable]
+    /// True when the step removes stored values (a dropped table or column).
+    public let destroysData: Bool
+}
+
+/// A migration script found in the scripts folder.
+public struct MigrationScriptInfo: Sendable, Hashable, Codable {
+    /// The ordered version prefix of its file name: "0003".
+    public let version: String
+    /// The file name: "0003_split_full_name.yaml".
+    public let fileName: String
+    /// The SHA-256 of the file's bytes, in hex.
+    public let checksum: String
+}
+
+/// One recorded migration: a script, a stage, an inferred migration or a
+/// format upgrade, from the store's history table.
+public struct AppliedMigration: Sendable, Hashable, Codable {
+    /// The script's version, or nil for other kinds.
+    public let version: String?
+    /// The script's file name, the stage's or the migration's description.
+    public let name: String
+    /// "script", "stage", "inferred" or "format".
+    public let kind: String
+    /// The script's SHA-256 when applied, for scripts.
+    public let checksum: String?
+    /// The schema fingerprint before.
+    public let fingerprintBefore: String
+    /// The schema fingerprint after.
+    public let fingerprintAfter: String
+    /// When it was applied.
+    public let appliedAt: Date
+    /// How long it took, in seconds.
+    public let duration: Double
+    /// The snapshot taken before it, if any.
+    public let snapshotPath: String?
+}
+
+/// Where a store stands against a scripts folder.
+public struct MigrationStatus: Sendable, Hashable, Codable {
+    /// The store's format version.
+    public let formatVersion: Int
+    /// The format version this ModelStore writes.
+    public let supportedFormatVersion: Int
+    /// The recorded schema's version.
+    public let schemaVersion: String
+    /// The recorded schema's fingerprint.
+    public let schemaFingerprint: String
+    /// Every recorded migration, oldest first.
+    public let applied: [AppliedMigration]
+    /// Scripts of the folder not yet applied, in order.
+    public let pending: [MigrationScriptInfo]
+}
+
+/// What applying would do, without doing it.
+public struct MigrationPlanReport: Sendable, Hashable, Codable {
+    /// The scripts that would run, in order.
+    public let scripts: [MigrationScriptInfo]
+    /// Every step, in order.
+    public let steps: [PlannedStep]
+    /// True when any step destroys data.
+    public var destroysData: Bool { steps.contains(where: \.destroysData) }
+}
+
+/// What `StoreMigrator.apply(to:progress:)` did.
+public struct MigrationResult: Sendable, Hashable, Codable {
+    /// The scripts applied, in order.
+    public let applied: [MigrationScriptInfo]
+    /// The snapshot taken before the first step, if any.
+    public let snapshotPath: String?
+    /// The schema fingerprint after.
+    public let schemaFingerprint: String
+}

@@ -1,0 +1,404 @@
+import Foundation
+
+/// The table operations that turn a store holding schema `old` into one
+/// holding schema `new`: renames and added nullable columns through ALTER
+/// TABLE, everything else through one rebuild per table (several changes to
+/// one table share it), link copies where a relationship changes storage,
+/// and the indexes brought in line at the end.
+///
+/// Planning reads the file (row counts, values that a change would lose) but
+/// never writes it. Changes that would lose data are collected, and refused
+/// together unless `allowsDataLoss` is set.
+struct SchemaChange {
+    let old: Schema
+    let new: Schema
+    var renames = SchemaMapping.Renames()
+    /// New entity → new attribute → where its values come from, as a script
+    /// states it (a conversion expression, a backfill); wins over inference.
+    var overrides: [String: [String: ColumnSource]] = [:]
+    /// Drops that lose data are allowed (a custom stage, a script, or the option).
+    var allowsDataLoss = false
+
+    /// - Throws: `ModelStoreError.destructiveMigration` listing every change
+    ///   that would lose data; `SQLiteError` when the file cannot be read.
+    func operations(_ connection: Connection, path: String) throws -> [TableOperation] {
+        var planner = Planner(change: self, connection: connection, mapping: SchemaMapping(old: old, new: new, renames: renames))
+        try planner.plan()
+        if !planner.refusals.isEmpty && !allowsDataLoss {
+            throw ModelStoreError.destructiveMigration(path: path, changes: planner.refusals)
+        }
+        return planner.operations
+    }
+}
+
+private struct Planner {
+    let change: SchemaChange
+    let connection: Connection
+    let mapping: SchemaMapping
+    var operations: [TableOperation] = []
+    var refusals: [String] = []
+    private var late: [TableOperation] = []
+    private var rebuilt = Set<String>()
+    /// Tables kept whose name or columns were renamed: their indexes are recreated.
+    private var renamedTables = Set<String>()
+
+    private static let allowHint = "use a custom MigrationStage or a migration script, or set migrationOptions.allowsDataLoss"
+
+    init(change: SchemaChange, connection: Connection, mapping: SchemaMapping) {
+        self.change = change
+        self.connection = connection
+        self.mapping = mapping
+    }
+
+    mutating func plan() throws {
+        for entity in change.new.entities {
+            guard let oldEntity = mapping.oldEntity(for: entity) else {
+                operations.append(.createTable(entity))
+                continue
+            }
+            if oldEntity.name != entity.name {
+                operations.append(.renameTable(from: oldEntity.name, to: entity.name))
+            }
+        }
+        try planJoinTables()
+        for entity in change.new.entities {
+            guard let oldEntity = mapping.oldEntity(for: entity) else { continue }
+            try planTable(entity, oldEntity)
+        }
+        for entity in mapping.removedEntities {
+            let rows = try count("SELECT count(*) FROM \(quoteIdentifier(entity.name))")
+            if rows > 0 {
+                refusals.append("entity \(entity.name) is no longer in the schema and holds \(rows) row\(rows == 1 ? "" : "s"); \(Self.allowHint)")
+            }
+            late.append(.dropTable(entity.name))
+        }
+        operations += late
+        try planIndexes()
+    }
+
+    // MARK: Join tables and indexes
+
+    /// Join tables of the new schema: kept, created empty, or created and
+    /// filled from where the links were before (an old join table with
+    /// another name or sides, or a foreign-key column of a to-one that
+    /// became to-many). Old join tables nothing keeps are dropped at the end.
+    private mutating func planJoinTables() throws {
+        var kept = Set<String>()
+        for entity in change.new.entities {
+            let oldEntity = mapping.oldEntity(for: entity)
+            for relationship in entity.relationships {
+                guard case .joinTable(let name, isSource: true) = relationship.storage else { continue }
+                let origin = oldEntity.flatMap { old in
+                    mapping.oldPropertyName(relationship.name, of: entity.name).flatMap(old.relationship(named:))
+                }
+                if case .joinTable(let oldName, let wasSource)? = origin?.storage, oldName == name {
+                    kept.insert(oldName)
+                    if wasSource { continue }
+                }
+                operations.append(.createJoinTable(name: name, source: entity.name, target: relationship.destination))
+                operations.append(
+                    .createIndex(
+                        name: name + ".target",
+                        sql: "CREATE INDEX \(quoteIdentifier(name + ".target")) ON \(quoteIdentifier(name)) "
+                            + "(\(quoteIdentifier(JoinTableColumn.target)))"))
+                guard let origin, let oldEntity else { continue }
+                let key = ColumnSource.column(primaryKeyColumn)
+                let zero = ColumnSource.value(.integer(0))
+                switch origin.storage {
+                case .joinTable(let oldName, let wasSource):
+                    let s = ColumnSource.column(JoinTableColumn.source)
+                    let t = ColumnSource.column(JoinTableColumn.target)
+                    let so = ColumnSource.column(JoinTableColumn.sourceOrder)
+                    let to = ColumnSource.column(JoinTableColumn.targetOrder)
+                    operations.append(
+                        .copyLinks(
+                            into: name, from: oldName, select: wasSource ? [s, t, so, to] : [t, s, to, so],
+                            whereNotNull: JoinTableColumn.source))
+                case .foreignKey(let column, let order):
+                    operations.append(
+                        .copyLinks(
+                            into: name, from: entity.name, select: [key, .column(column), zero, order.map(ColumnSource.column) ?? .null],
+                            whereNotNull: column))
+                case .inverseForeignKey:
+                    guard let oldDestination = change.old.entity(named: origin.destination),
+                        let inverse = origin.inverseName.flatMap(oldDestination.relationship(named:)),
+                        case .foreignKey(let column, let order) = inverse.storage,
+                        let table = mapping.newEntityName(forOld: oldDestination.name)
+                    else { continue }
+                    operations.append(
+                        .copyLinks(
+                            into: name, from: table, select: [.column(column), key, order.map(ColumnSource.column) ?? .null, zero],
+                            whereNotNull: column))
+                case .unresolved:
+                    continue
+                }
+                _ = oldEntity
+            }
+        }
+        for entity in change.old.entities {
+            for relationship in entity.relationships {
+                guard case .joinTable(let name, isSource: true) = relationship.storage, !kept.contains(name) else { continue }
+                late.append(.dropTable(name))
+            }
+        }
+    }
+
+    /// Brings each table's indexes in line with the new schema: a rebuilt or
+    /// new table gets all of them; a kept table loses those no longer
+    /// declared and gains the new ones (all of them are recreated when its
+    /// name or a column was renamed, so that names and definitions match).
+    private mutating func planIndexes() throws {
+        for entity in change.new.entities {
+            let desired = SchemaSQL.indexes(of: entity)
+            var existing: [String] = []
+            if let oldEntity = mapping.oldEntity(for: entity), !rebuilt.contains(entity.name) {
+                let statement = try connection.prepare(
+                    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
+                try statement.bind(oldEntity.name, at: 1)
+                while try statement.step() { existing.append(statement.string(at: 0)) }
+            }
+            let recreate = renamedTables.contains(entity.name)
+            let desiredNames = Set(desired.map(\.name))
+            for name in existing where recreate || !desiredNames.contains(name) {
+                operations.append(.dropIndex(name))
+            }
+            for index in desired where recreate || !existing.contains(index.name) {
+                operations.append(.createIndex(name: index.name, sql: index.sql))
+            }
+        }
+    }
+
+    // MARK: Tables
+
+    private mutating func planTable(_ entity: Schema.Entity, _ oldEntity: Schema.Entity) throws {
+        // Operations run after the entity renames, so they use the new
+        // name; planning reads the file as it is, so it uses the old one.
+        let table = entity.name
+        let oldTable = oldEntity.name
+        let rows = try count("SELECT count(*) FROM \(quoteIdentifier(oldTable))")
+        var columns: [(name: String, source: ColumnSource)] = []
+        var needsRebuild = false
+        var checks: [TableOperation] = []
+        var alters: [TableOperation] = []
+        var used = Set<String>()
+        let overrides = change.overrides[entity.name] ?? [:]
+
+        for attribute in entity.attributes {
+            let origin = mapping.oldPropertyName(attribute.name, of: entity.name).flatMap(oldEntity.attribute(named:))
+            if let override = overrides[attribute.name] {
+                if let origin { used.insert(origin.name) }
+                columns.append((attribute.name, override))
+                needsRebuild = true
+                continue
+            }
+            guard let origin else {
+                // A new attribute.
+                let fill = try defaultValue(of: attribute, in: entity)
+                if attribute.isOptional && fill == nil && !attribute.isUnique {
+                    alters.append(.addColumn(table: table, definition: SchemaSQL.columnDefinition(attribute)))
+                    columns.append((attribute.name, .null))
+                } else if let fill {
+                    columns.append((attribute.name, .value(fill)))
+                    needsRebuild = true
+                } else if attribute.isOptional {
+                    columns.append((attribute.name, .null))
+                    needsRebuild = true
+                } else {
+                    if rows > 0 {
+                        refusals.append(
+                            "attribute \(entity.name).\(attribute.name) is new and non-optional without a default value, and "
+                                + "\(rows) row\(rows == 1 ? "" : "s") need a value; give it a default value (= …), make it "
+                                + "optional, or use a custom stage or a script (addAttribute with default)")
+                    }
+                    columns.append((attribute.name, .null))
+                    needsRebuild = true
+                }
+                continue
+            }
+            used.insert(origin.name)
+            var source = ColumnSource.column(origin.name)
+            if origin.kind != attribute.kind || origin.representation != attribute.representation {
+                if !Self.isWidening(from: origin, to: attribute) {
+                    refusals.append(
+                        "attribute \(entity.name).\(attribute.name) changes type from \(origin.typeDescription) to "
+                            + "\(attribute.typeDescription), which can lose values; use a custom stage or a script "
+                            + "(changeType with a conversion expression)")
+                }
+                if origin.kind.columnType != attribute.kind.columnType { needsRebuild = true }
+            }
+            if origin.isOptional && !attribute.isOptional {
+                if let fill = try defaultValue(of: attribute, in: entity) {
+                    source = .coalesce(origin.name, fill)
+                } else {
+                    let nils = try count(
+                        "SELECT count(*) FROM \(quoteIdentifier(oldTable)) WHERE \(quoteIdentifier(origin.name)) IS NULL")
+                    if nils > 0 && !change.allowsDataLoss {
+                        refusals.append(
+                            "attribute \(entity.name).\(attribute.name) becomes non-optional without a default value, and "
+                                + "\(nils) row\(nils == 1 ? "" : "s") hold nil; give it a default value (= …), fill the nils "
+                                + "in a custom stage's willMigrate, or use a script's makeRequired with a backfill")
+                    }
+                    checks.append(.checkNotNull(table: table, column: origin.name, entity: entity.name, attribute: attribute.name))
+                }
+                needsRebuild = true
+            } else if origin.isOptional != attribute.isOptional {
+                needsRebuild = true
+            }
+            if attribute.isUnique && !origin.isUnique {
+                checks.append(.checkUnique(table: table, columns: [origin.name], entity: entity.name, attributes: [attribute.name]))
+                needsRebuild = true
+            } else if attribute.isUnique != origin.isUnique {
+                needsRebuild = true
+            }
+            if origin.name != attribute.name {
+                alters.append(.renameColumn(table: table, from: origin.name, to: attribute.name))
+            }
+            columns.append((attribute.name, source))
+        }
+        for relationship in entity.relationships {
+            guard case .foreignKey(let column, let orderColumn) = relationship.storage else { continue }
+            let origin = mapping.oldPropertyName(relationship.name, of: entity.name).flatMap(oldEntity.relationship(named:))
+            if case .foreignKey(let oldColumn, let oldOrder)? = origin?.storage {
+                used.insert(oldColumn)
+                columns.append((column, .column(oldColumn)))
+                if oldColumn != column { alters.append(.renameColumn(table: table, from: oldColumn, to: column)) }
+                if let orderColumn {
+                    if let oldOrder {
+                        used.insert(oldOrder)
+                        columns.append((orderColumn, .column(oldOrder)))
+                        if oldOrder != orderColumn {
+                            alters.append(.renameColumn(table: table, from: oldOrder, to: orderColumn))
+                        }
+                    } else {
+                        columns.append((orderColumn, .null))
+                        alters.append(.addColumn(table: table, definition: "\(quoteIdentifier(orderColumn)) INTEGER"))
+                    }
+                } else if oldOrder != nil {
+                    needsRebuild = true
+                }
+            } else {
+                if let origin { try refuseLostLinks(of: origin, in: oldEntity, becoming: relationship, of: entity) }
+                columns.append((column, .null))
+                alters.append(.addColumn(table: table, definition: Self.foreignKeyDefinition(column, relationship.destination)))
+                if let orderColumn {
+                    columns.append((orderColumn, .null))
+                    alters.append(.addColumn(table: table, definition: "\(quoteIdentifier(orderColumn)) INTEGER"))
+                }
+            }
+        }
+        // Old columns nothing maps to: dropped attributes and links.
+        var dropped: [String] = []
+        for attribute in oldEntity.attributes where !used.contains(attribute.name) {
+            dropped.append(attribute.name)
+            let values = try count(
+                "SELECT count(*) FROM \(quoteIdentifier(oldTable)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL")
+            if values > 0 {
+                refusals.append(
+                    "attribute \(entity.name).\(attribute.name) is no longer in the schema and \(values) row\(values == 1 ? "" : "s") "
+                        + "hold a value for it; \(Self.allowHint)")
+            }
+        }
+        for relationship in oldEntity.relationships {
+            guard case .foreignKey(let column, let order) = relationship.storage else { continue }
+            if !used.contains(column) { dropped.append(column) }
+            if let order, !used.contains(order) { dropped.append(order) }
+        }
+        if !dropped.isEmpty { needsRebuild = true }
+        operations += checks
+        if needsRebuild {
+            rebuilt.insert(entity.name)
+            operations.append(
+                .rebuild(TableRebuild(entity: entity, table: table, columns: columns, droppedColumns: dropped, rows: rows)))
+        } else {
+            operations += alters
+        }
+        if !needsRebuild && (oldEntity.name != entity.name || alters.contains(where: \.isColumnRename)) {
+            renamedTables.insert(entity.name)
+        }
+        // Checked after the rebuild or renames, so under the new column names,
+        // and before the unique index is created at the end.
+        for list in entity.uniqueConstraints where !oldHasUnique(list, entity, oldEntity) {
+            operations.append(.checkUnique(table: table, columns: list, entity: entity.name, attributes: list))
+        }
+    }
+
+    private func oldHasUnique(_ list: [String], _ entity: Schema.Entity, _ oldEntity: Schema.Entity) -> Bool {
+        oldEntity.uniqueConstraints.contains { old in
+            old.map { name in entity.attributes.first { mapping.oldPropertyName($0.name, of: entity.name) == name }?.name ?? "" }
+                == list
+        }
+    }
+
+    /// A relationship whose links cannot follow its new storage (a to-many
+    /// that becomes a to-one): refused when links exist.
+    private mutating func refuseLostLinks(
+        of origin: Schema.Relationship, in oldEntity: Schema.Entity, becoming relationship: Schema.Relationship,
+        of entity: Schema.Entity
+    ) throws {
+        guard case .joinTable(let name, _) = origin.storage else { return }
+        let links = try count("SELECT count(*) FROM \(quoteIdentifier(name))")
+        if links > 0 {
+            refusals.append(
+                "relationship \(entity.name).\(relationship.name) becomes to-one, and its \(links) link\(links == 1 ? "" : "s") "
+                    + "in \(name) cannot all be kept; \(Self.allowHint)")
+        }
+    }
+
+    static func foreignKeyDefinition(_ column: String, _ destination: String) -> String {
+        "\(quoteIdentifier(column)) INTEGER REFERENCES \(quoteIdentifier(destination)) "
+            + "(\(quoteIdentifier(primaryKeyColumn))) DEFERRABLE INITIALLY DEFERRED"
+    }
+
+    /// Widening changes keep every value: a smaller integer into a larger
+    /// one, Float into Double, an enum into its raw value's type.
+    static func isWidening(from old: Schema.Attribute, to new: Schema.Attribute) -> Bool {
+        if old.kind == new.kind {
+            return old.representation == new.representation
+                || (old.representation == .rawValue && new.representation == .primitive)
+        }
+        guard old.representation == new.representation else { return false }
+        let signed: [ValueKind] = [.int8, .int16, .int32, .int64]
+        let unsigned: [ValueKind] = [.uint8, .uint16, .uint32]
+        func rank(_ kind: ValueKind) -> Int? {
+            switch kind {
+            case .int: signed.count - 1
+            default: signed.firstIndex(of: kind)
+            }
+        }
+        switch (old.kind, new.kind) {
+        case (.float, .double): return true
+        case (.int, .int64), (.int64, .int): return true
+        default: break
+        }
+        if let from = rank(old.kind), let to = rank(new.kind) { return from < to }
+        if let from = unsigned.firstIndex(of: old.kind) {
+            if let to = unsigned.firstIndex(of: new.kind) { return from < to }
+            if new.kind == .uint || new.kind == .uint64 { return true }
+            if let to = rank(new.kind) { return to > from }
+        }
+        return false
+    }
+
+    /// The value the app's code gives a new or newly required attribute, as
+    /// a column value.
+    private func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> SQLiteValue? {
+        guard let binder = entity.properties.first(where: { $0.name == attribute.name })?.defaultBinder else { return nil }
+        let statement = try connection.prepare("SELECT ?")
+        do {
+            try binder(statement, 1)
+        } catch {
+            throw ModelStoreError.invalidValue(
+                entity: entity.name, property: attribute.name, row: nil, reason: "its default value cannot be stored: \(error)",
+                path: connection.path)
+        }
+        _ = try statement.step()
+        let value = statement.value(at: 0)
+        return value == .null ? nil : value
+    }
+
+    private func count(_ sql: String) throws -> Int {
+        let statement = try connection.prepare(sql)
+        _ = try statement.step()
+        return Int(statement.int64(at: 0))
+    }
+}

@@ -1,0 +1,200 @@
+import Foundation
+
+/// The migration engine for a store file, without the app's code: what
+/// `store-tool migrate` runs. It applies a folder of migration scripts (and
+/// the store format's own upgrades), shows where a store stands, and plans
+/// without touching the file.
+///
+/// ```swift
+/// let migrator = try StoreMigrator(storeAt: URL(filePath: "trips.store"), scriptsFolder: URL(filePath: "Migrations"))
+/// let status = try migrator.status()          // applied and pending scripts
+/// let plan = try migrator.plan()              // every step, its SQL, rebuilt tables and rows
+/// try migrator.apply { print($0) }            // snapshot, then each script in its own transaction
+/// ```
+public final class StoreMigrator {
+    /// The store file.
+    public let storeURL: URL
+    /// The scripts folder, if any.
+    public let scriptsFolder: URL?
+    /// Snapshots, transactions, busy timeout (the progress callback is `apply`'s).
+    public var options: MigrationOptions
+
+    private var path: String { storeURL.path(percentEncoded: false) }
+
+    /// Prepares to migrate the store at `url` with the scripts in `scriptsFolder`.
+    /// - Throws: `ModelStoreError.cannotOpen` when the file does not exist,
+    ///   `.notADatabase`, `.notAModelStore`, `.newerFormat` (a store written by
+    ///   a newer ModelStore is never downgraded).
+    public init(storeAt url: URL, scriptsFolder: URL?, options: MigrationOptions = MigrationOptions()) throws {
+        self.storeURL = url
+        self.scriptsFolder = scriptsFolder
+        self.options = options
+        guard FileManager.default.fileExists(atPath: url.path(percentEncoded: false)) else {
+            throw ModelStoreError.cannotOpen(path: url.path(percentEncoded: false), reason: "the file does not exist")
+        }
+        _ = try StoreMetadata.read(try connect(.readOnly), path: path)
+    }
+
+    /// The store's format and schema, every recorded migration, and the
+    /// scripts not yet applied. Reads only.
+    /// - Throws: `ModelStoreError` for an unreadable store or scripts folder,
+    ///   `.scriptChecksumMismatch` naming an applied script that changed.
+    public func status() throws -> MigrationStatus {
+        let connection = try connect(.readOnly)
+        let metadata = try StoreMetadata.read(connection, path: path)
+        let applied = try MigrationHistory.read(connection)
+        let pending = try scriptsFolder.map { try ScriptFolder(url: $0).pending(applied: applied).map(\.info) } ?? []
+        return MigrationStatus(
+            formatVersion: metadata.format, supportedFormatVersion: StoreFormat.current,
+            schemaVersion: metadata.schema.version.description, schemaFingerprint: metadata.schema.fingerprint,
+            applied: applied, pending: pending)
+    }
+
+    /// What `apply(to:)` would do: every step with its SQL, the tables each
+    /// rebuilds and their row counts, and which steps destroy data. It runs
+    /// the migration on a copy of the store in a temporary folder, so the
+    /// plan is exact, and the store itself is only read.
+    /// - Parameter version: the last script version to include; all when nil.
+    /// - Throws: what `apply(to:)` throws, for the step that would fail.
+    public func plan(to version: String? = nil) throws -> MigrationPlanReport {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "modelstore-plan-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appending(path: storeURL.lastPathComponent)
+        do {
+            let reader = try connect(.readOnly)
+            try withExtendedLifetime(reader) {
+                let vacuum = try reader.prepare("VACUUM INTO ?")
+                try vacuum.bind(copy.path(percentEncoded: false), at: 1)
+                try vacuum.run()
+            }
+        } catch {
+            throw ModelStoreError.cannotOpen(path: path, reason: "cannot copy the store to plan: \(error)")
+        }
+        var copyOptions = options
+        copyOptions.takesSnapshot = false
+        copyOptions.progress = nil
+        let migrator = try StoreMigrator(storeAt: copy, scriptsFolder: scriptsFolder, options: copyOptions)
+        let (scripts, context) = try migrator.run(to: version, displayPath: path)
+        return MigrationPlanReport(scripts: scripts, steps: context?.recorded ?? [])
+    }
+
+    /// Applies the store format's upgrades and the pending scripts up to
+    /// `version`, in order: a snapshot first (unless turned off), then each
+    /// script in its own transaction (or all in one, per `options`), each
+    /// recorded in the history with its checksum, fingerprints, time,
+    /// duration and the snapshot's path, and followed by the updated schema
+    /// record.
+    /// - Parameters:
+    ///   - version: the last script version to apply; all when nil.
+    ///   - progress: called with each step and the rows each rebuild copies.
+    /// - Throws: `ModelStoreError.migrationFailed` naming the script and
+    ///   step (that script's changes are rolled back; earlier scripts stay
+    ///   applied unless `runsScriptsInOneTransaction`), `.scriptChecksumMismatch`,
+    ///   `.invalidMigrationScript`, `.duplicateValues`, `.newerFormat`.
+    @discardableResult
+    public func apply(to version: String? = nil, progress: (@Sendable (MigrationProgress) -> Void)? = nil) throws
+        -> MigrationResult
+    {
+        var options = self.options
+        if let progress { options.progress = progress }
+        let migrator = try StoreMigrator(storeAt: storeURL, scriptsFolder: scriptsFolder, options: options)
+        let (scripts, context) = try migrator.run(to: version, displayPath: path)
+        let metadata = try StoreMetadata.read(try connect(.readOnly), path: path)
+        return MigrationResult(applied: scripts, snapshotPath: context?.snapshotPath, schemaFingerprint: metadata.schema.fingerprint)
+    }
+
+    /// Records the folder's scripts up to `version` (all when nil) as
+    /// applied without running them: for a store created by app code that
+    /// already has what they do. Writes only history rows.
+    /// - Throws: `ModelStoreError.invalidMigrationScript`, `.cannotOpen`.
+    public func baseline(through version: String? = nil) throws {
+        guard let scriptsFolder else { return }
+        let connection = try connect(.readWrite)
+        let metadata = try StoreMetadata.read(connection, path: path)
+        guard metadata.format >= 2 else {
+            throw ModelStoreError.migrationFailed(path: path, step: "baseline", reason: "apply the store format upgrade first")
+        }
+        try connection.transaction {
+            try ScriptFolder(url: scriptsFolder).recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
+        }
+    }
+
+    private func run(to version: String?, displayPath: String) throws -> ([MigrationScriptInfo], MigrationRunContext?) {
+        let connection = try connect(.readWrite)
+        let metadata = try StoreMetadata.read(connection, path: displayPath)
+        var transactions: [MigrationTransaction] = []
+        if metadata.format < StoreFormat.current {
+            let fingerprint = metadata.schema.fingerprint
+            let from = metadata.format
+            transactions.append(
+                MigrationTransaction(steps: StoreFormat.upgradeSteps(from: from)) { context in
+                    try MigrationHistory.record(
+                        .init(
+                            name: "store format \(from) → \(StoreFormat.current)", kind: "format", fingerprintBefore: fingerprint,
+                            fingerprintAfter: fingerprint, appliedAt: context.transactionStart,
+                            duration: Date().timeIntervalSince(context.transactionStart), snapshotPath: context.snapshotPath),
+                        context.connection)
+                })
+        }
+        var scripts: [LoadedScript] = []
+        if let scriptsFolder {
+            scripts = try ScriptFolder(url: scriptsFolder).pending(applied: try MigrationHistory.read(connection))
+            if let version {
+                guard let limit = Int(version) else {
+                    throw ModelStoreError.invalidMigrationScript(script: version, reason: "a version is a number, such as 0003")
+                }
+                scripts = scripts.filter { (Int($0.info.version) ?? 0) <= limit }
+            }
+            var schema = metadata.schema
+            transactions += try ScriptFolder.transactions(
+                scripts, from: &schema, oneTransaction: options.runsScriptsInOneTransaction)
+        }
+        guard !transactions.isEmpty else { return ([], nil) }
+        let context = try MigrationRunner(connection: connection, path: displayPath, options: options, fileURL: storeURL)
+            .run(transactions)
+        return (scripts.map(\.info), context)
+    }
+
+    private func connect(_ mode: Connection.Mode) throws -> Connection {
+        do {
+            return try Connection(location: path, mode: mode)
+        } catch {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.cannotOpen(path: path, reason: error.message)
+        }
+    }
+}
+
+/// The metadata of a store, read without the app's code.
+struct StoreMetadata {
+    let format: Int
+    let identifier: String
+    let schema: Schema
+
+    /// - Throws: `ModelStoreError.notADatabase`, `.notAModelStore`, `.newerFormat`.
+    static func read(_ connection: Connection, path: String) throws -> StoreMetadata {
+        var values: [String: SQLiteValue] = [:]
+        do {
+            let statement = try connection.prepare(
+                "SELECT \"key\", \"value\" FROM \(quoteIdentifier(MetadataKey.table))")
+            while try statement.step() { values[statement.string(at: 0)] = statement.value(at: 1) }
+        } catch {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata cannot be read: \(error.message)")
+        }
+        guard case .integer(let format)? = values[MetadataKey.formatVersion] else {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
+        }
+        guard format <= StoreFormat.current else {
+            throw ModelStoreError.newerFormat(path: path, found: Int(format), supported: StoreFormat.current)
+        }
+        guard case .text(let identifier)? = values[MetadataKey.storeIdentifier],
+            case .text(let record)? = values[MetadataKey.schema],
+            let schema = try? Schema(recordData: Data(record.utf8))
+        else {
+            throw ModelStoreError.notAModelStore(path: path, reason: "its schema record is missing or cannot be read")
+        }
+        return StoreMetadata(format: Int(format), identifier: identifier, schema: schema)
+    }
+}

@@ -1,0 +1,77 @@
+/// One version of an app's schema, as SwiftData's `VersionedSchema`: a
+/// version identifier and the model classes of that version, usually nested
+/// inside the conforming enum.
+///
+/// ```swift
+/// enum TripsV1: VersionedSchema {
+///     static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+///     static var models: [any PersistentModel.Type] { [Trip.self] }
+///     @Model final class Trip { var name: String; init(name: String) { self.name = name } }
+/// }
+/// ```
+///
+/// A nested class's entity name is its own name (`Trip`), not the enum's, so
+/// `TripsV1.Trip` and `TripsV2.Trip` are two versions of one entity.
+public protocol VersionedSchema {
+    /// The version this schema is recorded with in the store.
+    static var versionIdentifier: Schema.Version { get }
+    /// The model classes of this version.
+    static var models: [any PersistentModel.Type] { get }
+}
+
+extension VersionedSchema {
+    /// The schema of this version's models, with its version.
+    public static var schema: Schema { Schema(models, version: versionIdentifier) }
+}
+
+/// The versions of an app's schema and the stages between them, as
+/// SwiftData's `SchemaMigrationPlan`.
+///
+/// ```swift
+/// enum TripsPlan: SchemaMigrationPlan {
+///     static var schemas: [any VersionedSchema.Type] { [TripsV1.self, TripsV2.self] }
+///     static var stages: [MigrationStage] { [.lightweight(fromVersion: TripsV1.self, toVersion: TripsV2.self)] }
+/// }
+/// let container = try ModelContainer(for: TripsV2.Trip.self, migrationPlan: TripsPlan.self, configurations: config)
+/// ```
+public protocol SchemaMigrationPlan {
+    /// Every version, oldest first.
+    static var schemas: [any VersionedSchema.Type] { get }
+    /// The stages from each version to the next, in order.
+    static var stages: [MigrationStage] { get }
+}
+
+/// One step of a `SchemaMigrationPlan`, as SwiftData's `MigrationStage`.
+public enum MigrationStage {
+    /// A change ModelStore works out by itself; refused, with an error that
+    /// names each change, when it would lose data.
+    case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
+    /// A change with code around it. `willMigrate` runs with a context on
+    /// the old version's models before the tables change, `didMigrate` with
+    /// a context on the new version's models after; either may throw, which
+    /// undoes the whole migration. Changes that lose data are allowed here:
+    /// the stage says what happens to the data. Unsaved changes of the
+    /// context are saved when the closure returns.
+    case custom(
+        fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
+        willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+
+    var fromVersion: any VersionedSchema.Type {
+        switch self {
+        case .lightweight(let from, _), .custom(let from, _, _, _): from
+        }
+    }
+
+    var toVersion: any VersionedSchema.Type {
+        switch self {
+        case .lightweight(_, let to), .custom(_, let to, _, _): to
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .lightweight: "lightweight stage \(fromVersion.versionIdentifier) → \(toVersion.versionIdentifier)"
+        case .custom: "custom stage \(fromVersion.versionIdentifier) → \(toVersion.versionIdentifier)"
+        }
+    }
+}
