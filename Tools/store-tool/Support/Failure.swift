@@ -57,6 +57,9 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
         case .newerFormat: return (.newerFormat, error.description)
         case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
         case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
+        case .invalidMigrationScript: return (.badInput, oneLine(error.description))
+        case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
+            return (.refused, oneLine(error.description))
         case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:
             return (.locked, lockedMessage(underlying))
         case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.constraint:
