@@ -16,6 +16,9 @@ struct MigrateCommandTests {
         #expect(status.status == 0)
         #expect(status.stdout.contains("0001_stop_notes.yaml") && status.stdout.contains("0002_packing_notes.sql"))
 
+        let info = try fixture.run("info", fixture.path, "--scripts", migrationsFolder, "--format", "table")
+        #expect(info.stdout.contains("Pending scripts: 0001_stop_notes.yaml, 0002_packing_notes.sql"))
+
         let plan = try fixture.run("migrate", fixture.path, "--scripts", migrationsFolder, "--plan")
         #expect(plan.status == 0)
         #expect(plan.stdout.contains("Stop") && plan.stdout.contains("UPDATE"))
@@ -28,6 +31,10 @@ struct MigrateCommandTests {
         #expect(notes.stdout.contains("Pack a rain jacket"))
         let stops = try fixture.run("list", fixture.path, "Stop", "--fields", "title,note", "--format", "csv")
         #expect(stops.status == 0 && stops.stdout.contains("note"))
+
+        let infoAfter = try fixture.run("info", fixture.path, "--scripts", migrationsFolder, "--format", "table")
+        #expect(infoAfter.stdout.contains("Pending scripts: none"))
+        #expect(infoAfter.stdout.contains("Last migration:  0002"))
 
         let again = try fixture.run("migrate", fixture.path, "--scripts", migrationsFolder, "--no-snapshot")
         #expect(again.status == 0 && again.stdout.contains("Nothing to apply"))

@@ -6,10 +6,11 @@ import ModelStore
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the store's format, schema version, fingerprint, entities with counts, size and journal mode.",
-        discussion: "Example:\n  store-tool info trips.store")
+        discussion: "Examples:\n  store-tool info trips.store\n  store-tool info trips.store --scripts Migrations")
 
     @OptionGroup var options: StoreOptions
     @Option(help: "table (text) or json.") var format: OutputFormat?
+    @Option(help: "A folder of migration scripts: lists those not applied yet.") var scripts: String?
 
     func run() throws {
         try reporting {
@@ -21,8 +22,17 @@ struct Info: ParsableCommand {
                 return nil
             } ?? "none"
             let fingerprintNote = recorded == store.schema.fingerprint ? "matches the schema record" : "differs from the schema record's \(store.schema.fingerprint)"
-            let migrationTables = try store.tableNames().filter { $0.lowercased().hasPrefix("_modelstore_migration") }
-            let lastMigration = try lastMigrationText(store, tables: migrationTables)
+            let migration = try StoreMigrator(
+                storeAt: URL(filePath: options.store), scriptsFolder: scripts.map { URL(filePath: $0) }
+            ).status()
+            let lastMigration = migration.applied.last.map { applied in
+                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(applied.kind)) at "
+                    + ISO8601DateFormatter().string(from: applied.appliedAt)
+            } ?? "none recorded"
+            let pending =
+                scripts == nil
+                ? "unknown (give --scripts DIR)"
+                : (migration.pending.isEmpty ? "none" : migration.pending.map(\.fileName).joined(separator: ", "))
             let output = Output()
             if OutputFormat.resolved(format) == .table {
                 output.line("File:            \(store.path) (\(store.fileSize) bytes)")
@@ -32,6 +42,7 @@ struct Info: ParsableCommand {
                 output.line("Store id:        \(store.storeIdentifier)")
                 output.line("Journal mode:    \(try store.journalMode())")
                 output.line("Last migration:  \(lastMigration)")
+                output.line("Pending scripts: \(pending)")
                 output.line("Entities:")
                 let width = counts.map(\.0.count).max() ?? 0
                 for (name, count) in counts {
@@ -44,22 +55,13 @@ struct Info: ParsableCommand {
                         + "\"schemaVersion\":\(JSONText.string(store.schema.version.description)),"
                         + "\"fingerprint\":\(JSONText.string(recorded)),\"storeIdentifier\":\(JSONText.string(store.storeIdentifier)),"
                         + "\"journalMode\":\(JSONText.string(try store.journalMode())),\"lastMigration\":\(JSONText.string(lastMigration)),"
-                        + "\"entities\":[\(entities)]}")
+                        + "\"pendingScripts\":\(JSONText.string(pending)),\"entities\":[\(entities)]}")
             }
             output.flush()
         }
     }
 
     /// The last row of the migration history, when the store has one.
-    private func lastMigrationText(_ store: DynamicStore, tables: [String]) throws -> String {
-        guard let table = tables.first else { return "none recorded" }
-        var last = "none recorded"
-        let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        try store.readOnlyQuery("SELECT * FROM \(quoted) ORDER BY rowid DESC LIMIT 1") { columns, row in
-            last = zip(columns, row).map { "\($0)=\(sqlText($1))" }.joined(separator: ", ")
-        }
-        return last
-    }
 }
 
 /// `sql STORE "SELECT …"`.
