@@ -44,30 +44,38 @@ extension DynamicStore {
         let resolved = try resolve(edits, of: table.entity, isInsert: true)
         return try writeTransaction(dryRun: dryRun) {
             try checkUnique(resolved, table: table, key: nil)
-            let statement = try connection.prepare(table.insertSQL)
-            var index: Int32 = 1
-            for ordinal in table.columnOrdinals {
-                let name = table.slots[ordinal].name
-                try (resolved.values[name] ?? .null).bind(to: statement, at: index)
-                index += 1
-            }
-            let key: Int64
-            do {
-                if table.insertReturnsKey {
-                    _ = try statement.step()
-                    key = statement.int64(at: 0)
-                } else {
-                    try statement.run()
-                    key = connection.lastInsertRowID
-                }
-            } catch let error as SQLiteError {
-                throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
-            }
+            let key = try insertRow(resolved.values, table: table)
             try writeRelationships(resolved, table: table, key: key, isInsert: true)
             try checkCounts(table: table, key: key, changed: resolved)
             let id = ObjectID(entity: table.name, key: key)
             return DynamicWriteResult(id: id, before: nil, after: try existingObject(id))
         }
+    }
+
+    /// Inserts one row with these column values (nil for the others) and
+    /// returns its key; no checks.
+    /// - Throws: `ModelStoreError.saveFailed`; `SQLiteError`.
+    func insertRow(_ values: [String: DynamicValue], table: EntityTable) throws -> Int64 {
+        let statement = try connection.prepare(table.insertSQL)
+        var index: Int32 = 1
+        for ordinal in table.columnOrdinals {
+            let name = table.slots[ordinal].name
+            try (values[name] ?? .null).bind(to: statement, at: index)
+            index += 1
+        }
+        let key: Int64
+        do {
+            if table.insertReturnsKey {
+                _ = try statement.step()
+                key = statement.int64(at: 0)
+            } else {
+                try statement.run()
+                key = connection.lastInsertRowID
+            }
+        } catch {
+            throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
+        }
+        return key
     }
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the library's),

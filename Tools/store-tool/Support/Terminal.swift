@@ -41,14 +41,23 @@ enum Terminal {
     }
 }
 
-/// Buffered writes to standard output, so that a million rows cost a few
-/// thousand writes; flushed when done and before anything goes to stderr.
+/// Buffered writes to standard output (or a file), so that a million rows
+/// cost a few thousand writes; flushed when done and before anything goes
+/// to stderr.
 final class Output {
     private var buffer: [UInt8] = []
+    private let fileDescriptor: Int32
     /// On a terminal every line shows at once.
-    private let flushesEachLine = Terminal.outputIsTerminal
+    private let flushesEachLine: Bool
+    /// True once a write failed (a full disk, a closed pipe).
+    private(set) var failed = false
 
-    init() { buffer.reserveCapacity(1 << 16) }
+    /// Writes to `fileDescriptor`, standard output by default.
+    init(fileDescriptor: Int32 = STDOUT_FILENO) {
+        self.fileDescriptor = fileDescriptor
+        flushesEachLine = fileDescriptor == STDOUT_FILENO && Terminal.outputIsTerminal
+        buffer.reserveCapacity(1 << 16)
+    }
 
     deinit { flush() }
 
@@ -66,8 +75,11 @@ final class Output {
             guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
-                let written = write(STDOUT_FILENO, base + offset, bytes.count - offset)
-                if written <= 0 { break }
+                let written = write(fileDescriptor, base + offset, bytes.count - offset)
+                if written <= 0 {
+                    failed = true
+                    break
+                }
                 offset += written
             }
         }
