@@ -8,9 +8,11 @@ let package = Package(
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .executable(name: "modelstore-example", targets: ["modelstore-example"]),
+        .executable(name: "store-tool", targets: ["store-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // The system's libsqlite3, through a tiny module map and a shim for the
@@ -38,7 +40,19 @@ let package = Package(
         .executableTarget(
             name: "modelstore-example",
             dependencies: ["ModelStore"],
-            path: "Tools/Example"
+            path: "Tools/Example",
+            exclude: ["run.sh"]
+        ),
+        // Inspects and edits any store from the command line, through the
+        // library's dynamic layer (Sources/ModelStore/Dynamic).
+        .executableTarget(
+            name: "store-tool",
+            dependencies: ["ModelStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tools/store-tool"
+        ),
+        .testTarget(
+            name: "StoreToolTests",
+            dependencies: ["ModelStore", "store-tool"]
         ),
         .testTarget(
             name: "ModelStoreTests",

@@ -36,6 +36,16 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A to-many relationship holds fewer or more objects than its
     /// `minimumModelCount`/`maximumModelCount` allow. Nothing was written.
     case relationshipCount(object: String, relationship: String, count: Int, minimum: Int?, maximum: Int?)
+    /// A predicate, sort descriptor or filter uses a form that ModelStore
+    /// cannot compile to SQL; `expression` names it. Nothing is evaluated in
+    /// memory instead: the README lists the supported forms.
+    case unsupportedQuery(entity: String, expression: String, reason: String)
+    /// A query or edit names a property the entity does not have.
+    case unknownProperty(entity: String, property: String)
+    /// `enumerate(_:batchSize:allowEscapingMutations:block:)` without
+    /// `allowEscapingMutations`: the block left unsaved changes on `objects`
+    /// of a finished batch. Save inside the block, or allow escaping mutations.
+    case escapingMutations(entity: String, objects: [String])
     /// A migration step failed; the store is exactly as it was before the
     /// migration began. `step` names the stage, script or table operation.
     case migrationFailed(path: String, step: String, reason: String)
@@ -91,6 +101,13 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             let limits = [minimum.map { "at least \($0)" }, maximum.map { "at most \($0)" }].compactMap { $0 }
             return "\(object).\(relationship) holds \(count) object\(count == 1 ? "" : "s"), but must hold "
                 + limits.joined(separator: " and ") + "; nothing was written"
+        case .unsupportedQuery(let entity, let expression, let reason):
+            return "cannot compile a query on \(entity) to SQL: \(expression): \(reason)"
+        case .unknownProperty(let entity, let property):
+            return "\(entity) has no property named '\(property)'"
+        case .escapingMutations(let entity, let objects):
+            return "enumerating \(entity) left unsaved changes on \(objects.joined(separator: ", ")) at the end of a batch; "
+                + "save in the block or pass allowEscapingMutations: true"
         case .migrationFailed(let path, let step, let reason):
             return "migration of \(path) failed at step \(step); the store is as it was before the migration: \(reason)"
         case .destructiveMigration(let path, let changes):

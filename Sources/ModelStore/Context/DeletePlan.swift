@@ -19,6 +19,27 @@ struct DeletePlan {
     /// Objects inserted in this save that a cascade reached: they are
     /// dropped instead of written.
     private(set) var discardedInserts: [any PersistentModel] = []
+    /// The holders whose `.deny` rules block the delete, with the objects
+    /// that block it. A plan with denials must not be written.
+    private(set) var denials: [Denial] = []
+
+    /// A `.deny` relationship of a deleted object that still holds objects
+    /// that are not deleted.
+    struct Denial {
+        let table: EntityTable
+        let holder: Int64
+        let relationship: String
+        let destination: EntityTable
+        /// The keys of the blocking objects, in `destination`, ascending.
+        let blockers: [Int64]
+
+        /// The error a save throws for it.
+        var error: ModelStoreError {
+            .deleteDenied(
+                object: "\(table.name):\(holder)", relationship: relationship,
+                blockers: blockers.map { "\(destination.name):\($0)" })
+        }
+    }
 
     struct Nullification {
         let table: EntityTable
@@ -58,6 +79,10 @@ struct DeletePlan {
                 && $0.destination === nullification.destination
         }
         if !isKnown { nullifications.append(nullification) }
+    }
+
+    mutating func deny(_ denial: Denial) {
+        denials.append(denial)
     }
 
     mutating func discard(_ model: any PersistentModel) {

@@ -16,161 +16,59 @@ extension ModelContext {
         }
     }
 
-    /// Works out what deleting `roots` does, following the delete rules.
+    /// Works out what deleting `roots` does, following the delete rules
+    /// (see `DeletePlanner`). A holder whose relationship is loaded in
+    /// memory counts with its in-memory value; a new object it holds (no row
+    /// yet) is dropped from the save if the rule cascades, and blocks it if
+    /// the rule denies.
     /// - Throws: `ModelStoreError.deleteDenied` when a `.deny` rule blocks;
     ///   `SQLiteError` for I/O failures.
     func planDeletes(_ roots: [any PersistentModel]) throws -> DeletePlan {
-        var plan = DeletePlan()
-        var pending: [(table: EntityTable, keys: [Int64])] = []
-        var denials: [(table: EntityTable, relationship: RuntimeRelationship, related: [Int64: [Int64]])] = []
         var rootKeys: [ObjectIdentifier: (table: EntityTable, keys: [Int64])] = [:]
         for root in roots {
             guard let table = root._$modelState.table, let key = root._$modelState.rowID else { continue }
             rootKeys[ObjectIdentifier(table), default: (table, [])].keys.append(key)
         }
-        for (table, keys) in rootKeys.values {
-            let added = plan.add(keys, of: table)
-            if !added.isEmpty { pending.append((table, added)) }
+        guard !rootKeys.isEmpty else { return DeletePlan() }
+        let store = store
+        var planner = DeletePlanner(tables: { store.table(named: $0) }, allTables: store.tables, connection: try connection())
+        planner.loadedMembers = { [unowned self] relationship, table, key, plan in
+            try loadedMembers(relationship, table: table, holder: key, plan: &plan)
         }
-        while !pending.isEmpty {
-            let (table, keys) = pending.removeFirst()
-            for relationship in table.relationships?.all ?? [] {
-                let destination = try destinationTable(of: relationship)
-                // Only cascade and deny need to know the related objects;
-                // nullify is one UPDATE (or nothing, when the link is in the
-                // deleted row or a join table), and noAction does nothing.
-                switch relationship.schema.deleteRule {
-                case .cascade:
-                    let related = try relatedKeys(relationship, of: keys, in: table, plan: &plan)
-                    let added = plan.add(related.values.joined(), of: destination)
-                    if !added.isEmpty { pending.append((destination, added)) }
-                case .deny:
-                    denials.append((table, relationship, try relatedKeys(relationship, of: keys, in: table, plan: &plan)))
-                case .nullify:
-                    if case .inverseForeignKey = relationship.schema.storage, let inverse = relationship.inverse,
-                        case .foreignKey(let column, let orderColumn) = inverse.schema.storage
-                    {
-                        plan.nullify(.init(table: destination, column: column, orderColumn: orderColumn, destination: table))
-                    }
-                case .noAction:
-                    break
-                }
-            }
-            // To-one relationships without an inverse that lead here: nothing
-            // names a rule for them, and a dangling key is never allowed.
-            for other in store.tables {
-                for relationship in other.relationships?.all ?? []
-                where relationship.inverse == nil && relationship.schema.destination == table.name {
-                    guard let column = relationship.schema.foreignKeyColumn else { continue }
-                    plan.nullify(.init(table: other, column: column, orderColumn: nil, destination: table))
-                }
-            }
-        }
-        for (table, relationship, related) in denials {
-            let destination = try destinationTable(of: relationship)
-            for (holder, keys) in related.sorted(by: { $0.key < $1.key }) {
-                let blockers = keys.filter { !plan.contains(destination, $0) }
-                guard !blockers.isEmpty else { continue }
-                throw ModelStoreError.deleteDenied(
-                    object: "\(table.name):\(holder)", relationship: relationship.schema.name,
-                    blockers: blockers.sorted().map { "\(destination.name):\($0)" })
-            }
-        }
+        let plan = try planner.plan(deleting: Array(rootKeys.values))
+        if let denial = plan.denials.first { throw denial.error }
         return plan
     }
 
-    /// The keys of the objects `relationship` holds, per holder among `keys`.
-    /// A holder whose relationship is loaded in memory counts with its
-    /// in-memory value; a new object it holds (no row yet) is dropped from
-    /// the save if the rule cascades. The others are read with one query.
-    private func relatedKeys(
-        _ relationship: RuntimeRelationship, of keys: [Int64], in table: EntityTable, plan: inout DeletePlan
-    ) throws -> [Int64: [Int64]] {
-        var result: [Int64: [Int64]] = [:]
-        var unloaded: [Int64] = []
-        for key in keys {
-            guard let holder = registered(table, rowID: key),
-                let members = relationship.accessor.loadedModels(of: holder)
-            else {
-                unloaded.append(key)
-                continue
-            }
-            for member in members {
-                if let rowID = member._$modelState.rowID {
-                    result[key, default: []].append(rowID)
-                } else if member._$modelState.lifecycle == .inserted {
-                    switch relationship.schema.deleteRule {
-                    case .cascade:
-                        plan.discard(member)
-                    case .deny:
-                        // A new object blocks as much as a saved one.
-                        throw ModelStoreError.deleteDenied(
-                            object: "\(table.name):\(key)", relationship: relationship.schema.name,
-                            blockers: ["new \(relationship.schema.destination)"])
-                    case .nullify, .noAction:
-                        break
-                    }
+    /// The keys of the objects a registered holder's loaded relationship
+    /// holds; nil when the holder is not registered or the relationship not
+    /// loaded.
+    private func loadedMembers(
+        _ relationship: Schema.Relationship, table: EntityTable, holder key: Int64, plan: inout DeletePlan
+    ) throws -> [Int64]? {
+        guard let holder = registered(table, rowID: key),
+            let runtime = table.relationships?.all.first(where: { $0.schema.name == relationship.name }),
+            let members = runtime.accessor.loadedModels(of: holder)
+        else { return nil }
+        var result: [Int64] = []
+        for member in members {
+            if let rowID = member._$modelState.rowID {
+                result.append(rowID)
+            } else if member._$modelState.lifecycle == .inserted {
+                switch relationship.deleteRule {
+                case .cascade:
+                    plan.discard(member)
+                case .deny:
+                    // A new object blocks as much as a saved one.
+                    throw ModelStoreError.deleteDenied(
+                        object: "\(table.name):\(key)", relationship: relationship.name,
+                        blockers: ["new \(relationship.destination)"])
+                case .nullify, .noAction:
+                    break
                 }
             }
         }
-        guard !unloaded.isEmpty else { return result }
-        let sql: String
-        let inKeys = "IN (SELECT value FROM json_each(?))"
-        let key = quoteIdentifier(primaryKeyColumn)
-        switch relationship.schema.storage {
-        case .foreignKey(let column, _):
-            sql = "SELECT \(key), \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.name)) "
-                + "WHERE \(key) \(inKeys) AND \(quoteIdentifier(column)) IS NOT NULL"
-        case .inverseForeignKey:
-            guard let inverse = relationship.inverse, let column = inverse.schema.foreignKeyColumn else { return result }
-            sql = "SELECT \(quoteIdentifier(column)), \(key) FROM \(quoteIdentifier(relationship.schema.destination)) "
-                + "WHERE \(quoteIdentifier(column)) \(inKeys)"
-        case .joinTable(let name, let isSource):
-            let (holderSide, otherSide) =
-                isSource ? (JoinTableColumn.source, JoinTableColumn.target) : (JoinTableColumn.target, JoinTableColumn.source)
-            sql = "SELECT \(quoteIdentifier(holderSide)), \(quoteIdentifier(otherSide)) FROM \(quoteIdentifier(name)) "
-                + "WHERE \(quoteIdentifier(holderSide)) \(inKeys)"
-        case .unresolved:
-            return result
-        }
-        let statement = try connection().cachedStatement(sql)
-        defer { statement.reset() }
-        try statement.bind(jsonKeys(unloaded), at: 1)
-        while try statement.step() {
-            result[statement.int64(at: 0), default: []].append(statement.int64(at: 1))
-        }
         return result
-    }
-
-    /// Writes a plan inside the save's transaction: clears the links of the
-    /// objects that stay, then deletes the rows (join-table rows go with them).
-    func writeDeletePlan(_ plan: DeletePlan, connection: Connection) throws {
-        let inKeys = "IN (SELECT value FROM json_each(?))"
-        for nullification in plan.nullifications {
-            guard let keys = plan.rowsByTable.first(where: { $0.table === nullification.destination })?.keys else {
-                continue
-            }
-            let column = quoteIdentifier(nullification.column)
-            var assignments = "\(column) = NULL"
-            if let order = nullification.orderColumn { assignments += ", \(quoteIdentifier(order)) = NULL" }
-            let sql = "UPDATE \(quoteIdentifier(nullification.table.name)) SET \(assignments) WHERE \(column) \(inKeys)"
-            try run(sql, keys: keys, entity: nullification.table.name, connection: connection)
-        }
-        for (table, keys) in plan.rowsByTable {
-            let sql = "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) \(inKeys)"
-            try run(sql, keys: keys, entity: table.name, connection: connection)
-        }
-    }
-
-    private func run(_ sql: String, keys: Set<Int64>, entity: String, connection: Connection) throws {
-        let statement = try connection.cachedStatement(sql)
-        defer { statement.reset() }
-        do {
-            try statement.bind(jsonKeys(keys), at: 1)
-            try statement.run()
-        } catch {
-            throw ModelStoreError.saveFailed(entity: entity, row: nil, underlying: error)
-        }
     }
 
     /// After the save committed: the deleted objects leave the context, and

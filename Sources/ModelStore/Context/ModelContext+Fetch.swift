@@ -1,19 +1,22 @@
 import Foundation
 
 extension ModelContext {
-    /// Fetches the objects a descriptor describes. Objects already registered
-    /// in the context are returned as they are (with their unsaved changes);
-    /// the others are read from the store. Within one context the same row is
-    /// always the same object.
+    /// Fetches the objects a descriptor describes, in one SQL statement: the
+    /// predicate and sort descriptors are compiled to SQL with bound values
+    /// (see the README for the supported forms), and the limit and offset run
+    /// in SQL too. Objects already registered in the context are returned as
+    /// they are (with their unsaved changes); the others are read from the
+    /// store. Within one context the same row is always the same object.
     ///
-    /// Without a predicate or sort descriptors the limit and offset run in
-    /// SQL. With them, rows are filtered with `Predicate.evaluate` and sorted in
-    /// memory until the predicate compiler lands (see the README).
-    /// Relationships load on first access (see `relationshipKeyPathsForPrefetching`).
-    /// - Throws: `ModelStoreError.invalidValue` for a row that does not fit the
-    ///   model or a prefetch key path that is not a relationship,
-    ///   `.entityNotInSchema`, `SQLiteError` for I/O failures, and what the
-    ///   predicate throws.
+    /// With `includePendingChanges` (the default), unsaved inserted and
+    /// changed objects that match are included, deleted ones excluded, and
+    /// the order covers both. Relationships load on first access (see
+    /// `relationshipKeyPathsForPrefetching`).
+    /// - Throws: `ModelStoreError.unsupportedQuery` naming a part of the
+    ///   predicate or a sort descriptor that has no SQL form (nothing is
+    ///   evaluated in memory instead), `.invalidValue` for a row that does not
+    ///   fit the model or a prefetch key path that is not a relationship,
+    ///   `.entityNotInSchema`, `SQLiteError` for I/O failures.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let results = try fetchObjects(descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
@@ -25,52 +28,52 @@ extension ModelContext {
 
     private func fetchObjects<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let table = try table(for: T.self)
+        let query = try CompiledFetch(descriptor, context: self, table: table)
         let offset = max(0, descriptor.fetchOffset ?? 0)
-        let pendingInserts = descriptor.includePendingChanges ? pendingInserted(T.self) : []
-        let hasPendingDeletes = descriptor.includePendingChanges && deleted.models.contains { $0 is T }
-
-        if descriptor.predicate == nil && descriptor.sortBy.isEmpty && pendingInserts.isEmpty && !hasPendingDeletes {
-            var sql = table.selectSQL + " ORDER BY \(quoteIdentifier(primaryKeyColumn))"
-            if descriptor.fetchLimit != nil || offset > 0 { sql += " LIMIT ? OFFSET ?" }
-            return try fetchRows(T.self, table: table, sql: sql) { statement in
-                if descriptor.fetchLimit != nil || offset > 0 {
-                    try statement.bind(Int64(descriptor.fetchLimit.map { max(0, $0) } ?? -1), at: 1)
-                    try statement.bind(Int64(offset), at: 2)
-                }
-            }
+        let limit = descriptor.fetchLimit.map { max(0, $0) }
+        let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
+        guard !pending.isEmpty else {
+            let compiled = try query.select(limit: limit, offset: offset)
+            return try fetchRows(T.self, table: table, sql: compiled.sql, unfetched: query.unfetched) { try compiled.bind(to: $0) }
         }
-
-        var results = try fetchRows(T.self, table: table, sql: table.selectSQL + " ORDER BY \(quoteIdentifier(primaryKeyColumn))")
-        if descriptor.includePendingChanges {
-            results.removeAll { $0._$modelState.lifecycle == .deleted }
+        // Unsaved changes: the store's order is right for every row not
+        // changed in memory. Each changed or deleted object can leave the
+        // store's result, so `pending.count` more rows are enough to fill the
+        // window after they are taken out and re-placed from memory.
+        let compiled = try query.select(limit: limit.map { offset + $0 + pending.stored.count }, offset: 0)
+        var results = try fetchRows(T.self, table: table, sql: compiled.sql, unfetched: query.unfetched) {
+            try compiled.bind(to: $0)
         }
-        results += pendingInserts
-        if let predicate = descriptor.predicate {
-            results = try results.filter { try predicate.evaluate($0) }
+        results.removeAll { pending.stored.contains(ObjectIdentifier($0)) }
+        for model in pending.candidates where try descriptor.predicate?.evaluate(model) ?? true {
+            results.append(model)
         }
-        if !descriptor.sortBy.isEmpty {
-            results = stableSorted(results, by: descriptor.sortBy)
-        }
+        results = orderedInMemory(results, by: descriptor.sortBy)
         let start = min(offset, results.count)
-        let end = descriptor.fetchLimit.map { min(results.count, start + max(0, $0)) } ?? results.count
+        let end = limit.map { min(results.count, start + $0) } ?? results.count
         return Array(results[start..<end])
     }
 
-    /// The number of objects `fetch(_:)` would return.
+    /// The number of objects `fetch(_:)` would return, counted in SQL.
     /// - Throws: as `fetch(_:)`.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         let table = try table(for: T.self)
-        let pendingInserts = descriptor.includePendingChanges ? pendingInserted(T.self) : []
-        let hasPendingDeletes = descriptor.includePendingChanges && deleted.models.contains { $0 is T }
-        if descriptor.predicate == nil && pendingInserts.isEmpty && !hasPendingDeletes {
-            let statement = try connection().cachedStatement(table.countSQL)
-            defer { statement.reset() }
-            _ = try statement.step()
-            let total = Int(statement.int64(at: 0))
-            let afterOffset = max(0, total - max(0, descriptor.fetchOffset ?? 0))
-            return descriptor.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
-        }
-        return try fetchObjects(descriptor).count
+        let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
+        guard pending.isEmpty else { return try fetchObjects(descriptor).count }
+        let compiled = try CompiledFetch(descriptor, context: self, table: table).count()
+        let statement = try connection().cachedStatement(compiled.sql)
+        defer { statement.reset() }
+        try compiled.bind(to: statement)
+        _ = try statement.step()
+        let total = Int(statement.int64(at: 0))
+        let afterOffset = max(0, total - max(0, descriptor.fetchOffset ?? 0))
+        return descriptor.fetchLimit.map { min(afterOffset, max(0, $0)) } ?? afterOffset
+    }
+
+    /// The row key an identifier names in this context's store (a temporary
+    /// identifier of a saved object included); nil for any other.
+    func rowKey(of identifier: PersistentIdentifier) -> Int64? {
+        row(of: identifier)?.rowID
     }
 
     /// Fetches the object with this identifier: the registered one when the
@@ -143,23 +146,28 @@ extension ModelContext {
     /// Runs a SELECT of `table.selectSQL`'s columns and returns one object per
     /// row, registered ones first from the identity map.
     func fetchRows<T: PersistentModel>(
-        _ type: T.Type, table: EntityTable, sql: String, bind: (Statement) throws -> Void = { _ in }
+        _ type: T.Type, table: EntityTable, sql: String, unfetched: PropertyBitSet = PropertyBitSet(),
+        bind: (Statement) throws -> Void = { _ in }
     ) throws -> [T] {
         let statement = try connection().cachedStatement(sql)
         defer { statement.reset() }
         try bind(statement)
-        return try readRows(type, table: table, from: statement)
+        return try readRows(type, table: table, unfetched: unfetched, from: statement)
     }
 
     /// Steps through a bound SELECT of `table.selectSQL`'s columns.
-    private func readRows<T: PersistentModel>(_ type: T.Type, table: EntityTable, from statement: Statement) throws -> [T] {
+    private func readRows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, unfetched: PropertyBitSet, from statement: Statement
+    ) throws -> [T] {
         let registry = registry(for: table)
         let reader = rowRelationshipReader(for: table)
         // Collected as AnyObject: appending to an [T] inside this generic
         // function would look up Array<T>'s metadata on every append.
         var objects: [AnyObject] = []
         while try statement.step() {
-            if let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement) {
+            if let model = try materialize(
+                type, table: table, registry: registry, reader: reader, unfetched: unfetched, from: statement)
+            {
                 objects.append(model)
             }
         }
@@ -177,21 +185,24 @@ extension ModelContext {
     /// `reader` is the fetch's reader for `table`'s relationship columns (nil
     /// when it has none): one per statement loop, so that a nested load (a
     /// non-optional to-one) uses a reader of its own.
+    /// `unfetched`: the attributes a partial fetch did not select, which
+    /// become faults.
     func materialize<T: PersistentModel>(
         _ type: T.Type, table: EntityTable, registry: RowRegistry, reader: RowRelationshipReader?,
-        from statement: Statement
+        unfetched: PropertyBitSet = PropertyBitSet(), from statement: Statement
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry.objects[rowID]?.model { return existing as? T }
         let model: T
         if let reader {
-            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader))
+            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader, unfetched: unfetched))
             reader.moveFaults(to: model._$modelState)
             if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         } else {
-            model = try T(_$row: PersistentRow(statement: statement, table: table))
+            model = try T(_$row: PersistentRow(statement: statement, table: table, unfetched: unfetched))
         }
         let state = model._$modelState
+        for ordinal in unfetched { state.faults.insert(ordinal) }
         state.owner = self
         state.table = table
         state.lifecycle = .persisted
@@ -228,11 +239,9 @@ extension ModelContext {
             })
     }
 
-    private func pendingInserted<T: PersistentModel>(_ type: T.Type) -> [T] {
-        inserted.isEmpty ? [] : inserted.models.compactMap { $0 as? T }
-    }
-
-    private func stableSorted<T>(_ models: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
+    /// Orders objects by sort descriptors, then as the store orders equal
+    /// keys: by row key, unsaved objects last in the order they were inserted.
+    private func orderedInMemory<T: PersistentModel>(_ models: [T], by descriptors: [SortDescriptor<T>]) -> [T] {
         models.enumerated().sorted { lhs, rhs in
             for descriptor in descriptors {
                 switch descriptor.compare(lhs.element, rhs.element) {
@@ -241,7 +250,12 @@ extension ModelContext {
                 case .orderedSame: continue
                 }
             }
-            return lhs.offset < rhs.offset
+            switch (lhs.element._$modelState.rowID, rhs.element._$modelState.rowID) {
+            case (let left?, let right?): return left < right
+            case (.some, nil): return true
+            case (nil, .some): return false
+            case (nil, nil): return lhs.offset < rhs.offset
+            }
         }.map(\.element)
     }
 }

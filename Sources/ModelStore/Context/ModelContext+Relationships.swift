@@ -54,39 +54,15 @@ extension ModelContext {
     func relatedRowsSQL(
         _ relationship: RuntimeRelationship, destination: EntityTable, manyHolders: Bool
     ) throws -> (sql: String, holderColumn: Int32) {
-        let match = manyHolders ? "IN (SELECT value FROM json_each(?))" : "= ?"
-        let holderColumn = Int32(destination.slots.count + 1)
-        let columns = SchemaSQL.selectColumns(destination.slots, qualifier: "t")
-        let table = "\(quoteIdentifier(destination.name)) AS t"
-        let key = quoteIdentifier(primaryKeyColumn)
-        switch relationship.schema.storage {
-        case .inverseForeignKey:
-            guard let inverse = relationship.inverse,
-                case .foreignKey(let column, let orderColumn) = inverse.schema.storage
-            else { break }
-            let link = "t.\(quoteIdentifier(column))"
-            let order = orderColumn.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            return ("SELECT \(columns), \(link) FROM \(table) WHERE \(link) \(match) ORDER BY \(link), \(order)t.\(key)", holderColumn)
-        case .joinTable(let name, let isSource):
-            let (holderSide, otherSide, order) =
-                isSource
-                ? (JoinTableColumn.source, JoinTableColumn.target, JoinTableColumn.sourceOrder)
-                : (JoinTableColumn.target, JoinTableColumn.source, JoinTableColumn.targetOrder)
-            let link = "j.\(quoteIdentifier(holderSide))"
-            return (
-                "SELECT \(columns), \(link) FROM \(table) JOIN \(quoteIdentifier(name)) AS j "
-                    + "ON j.\(quoteIdentifier(otherSide)) = t.\(key) WHERE \(link) \(match) "
-                    + "ORDER BY \(link), j.\(quoteIdentifier(order)), t.\(key)",
-                holderColumn
-            )
-        case .foreignKey:
-            // Prefetching a to-one held in the holder's row: the related rows by key.
-            return ("SELECT \(columns), t.\(key) FROM \(table) WHERE t.\(key) \(match) ORDER BY t.\(key)", holderColumn)
-        case .unresolved:
-            break
+        guard
+            let sql = RelationshipSQL.relatedRows(
+                relationship.schema, inverse: relationship.inverse?.schema, destinationSlots: destination.slots,
+                manyHolders: manyHolders)
+        else {
+            throw ModelStoreError.invalidSchema(
+                reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
         }
-        throw ModelStoreError.invalidSchema(
-            reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
+        return (sql, Int32(destination.slots.count + 1))
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and

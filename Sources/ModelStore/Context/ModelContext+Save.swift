@@ -40,7 +40,7 @@ extension ModelContext {
         // are checked at commit, so the order does not matter to them.
         do {
             try connection.transaction {
-                try writeDeletePlan(plan, connection: connection)
+                try plan.write(on: connection)
                 for model in changedModels {
                     try writeUpdate(model, plan: plan, fixups: &fixups, connection: connection)
                 }

@@ -37,9 +37,8 @@ extension ModelContext {
             guard let rowID = fixup.model._$modelState.rowID, let targetRowID = fixup.target._$modelState.rowID,
                 let column = fixup.table.slots[fixup.ordinal].column
             else { continue }
-            try execute(
-                "UPDATE \(quoteIdentifier(fixup.table.name)) SET \(quoteIdentifier(column)) = ? WHERE \(quoteIdentifier(primaryKeyColumn)) = ?",
-                [targetRowID, rowID], entity: fixup.table.name, row: rowID, connection: connection)
+            try LinkWriter.setForeignKey(
+                column, of: fixup.table.name, row: rowID, to: targetRowID, connection: connection)
         }
     }
 
@@ -61,55 +60,10 @@ extension ModelContext {
                 }
                 let old = (state.committedValue(for: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
                 let removed = old.compactMap(\._$modelState.rowID).filter { !members.contains($0) }
-                try writeLinks(relationship, holder: holder, members: members, removed: removed, connection: connection)
+                try LinkWriter.writeLinks(
+                    relationship.schema, inverse: relationship.inverse?.schema, holder: holder, members: members,
+                    removed: removed, connection: connection)
             }
-        }
-    }
-
-    private func writeLinks(
-        _ relationship: RuntimeRelationship, holder: Int64, members: [Int64], removed: [Int64], connection: Connection
-    ) throws {
-        let entity = relationship.schema.destination
-        switch relationship.schema.storage {
-        case .inverseForeignKey:
-            // The members' foreign keys are their own changed to-ones; only
-            // their positions are written here.
-            guard let inverse = relationship.inverse, case .foreignKey(_, let orderColumn?) = inverse.schema.storage
-            else { return }
-            let sql = "UPDATE \(quoteIdentifier(entity)) SET \(quoteIdentifier(orderColumn)) = ? WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
-            for (position, member) in members.enumerated() {
-                try execute(sql, [Int64(position), member], entity: entity, row: member, connection: connection)
-            }
-        case .joinTable(let name, let isSource):
-            let table = quoteIdentifier(name)
-            let source = quoteIdentifier(JoinTableColumn.source)
-            let target = quoteIdentifier(JoinTableColumn.target)
-            let order = quoteIdentifier(isSource ? JoinTableColumn.sourceOrder : JoinTableColumn.targetOrder)
-            // Each side writes its own order column; the row is the same.
-            let delete = "DELETE FROM \(table) WHERE \(source) = ? AND \(target) = ?"
-            let upsert =
-                "INSERT INTO \(table) (\(source), \(target), \(order)) VALUES (?, ?, ?) "
-                + "ON CONFLICT (\(source), \(target)) DO UPDATE SET \(order) = excluded.\(order)"
-            for member in removed {
-                try execute(delete, isSource ? [holder, member] : [member, holder], entity: name, row: holder, connection: connection)
-            }
-            for (position, member) in members.enumerated() {
-                let pair = isSource ? [holder, member] : [member, holder]
-                try execute(upsert, pair + [Int64(position)], entity: name, row: holder, connection: connection)
-            }
-        case .foreignKey, .unresolved:
-            break
-        }
-    }
-
-    private func execute(_ sql: String, _ values: [Int64], entity: String, row: Int64?, connection: Connection) throws {
-        let statement = try connection.cachedStatement(sql)
-        defer { statement.reset() }
-        do {
-            for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
-            try statement.run()
-        } catch {
-            throw ModelStoreError.saveFailed(entity: entity, row: row, underlying: error)
         }
     }
 }

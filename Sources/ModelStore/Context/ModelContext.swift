@@ -222,6 +222,32 @@ extension ModelContext: ModelStateOwner {
         insert(model)
     }
 
+    func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any? {
+        let state = model._$modelState
+        guard let table = state.table, let rowID = state.rowID, table.entity.properties.indices.contains(ordinal),
+            let read = table.entity.properties[ordinal].readUnfetched, let column = table.slots[ordinal].column
+        else { return nil }
+        do {
+            let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+            let statement = try connection().cachedStatement(sql)
+            defer { statement.reset() }
+            try statement.bind(rowID, at: 1)
+            guard try statement.step() else {
+                throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: store.configuration.displayPath)
+            }
+            do {
+                return try read(statement, 0)
+            } catch let failure as ValueCodingFailure {
+                throw ModelStoreError.invalidValue(
+                    entity: table.name, property: table.slots[ordinal].name, row: rowID, reason: failure.reason,
+                    path: store.configuration.displayPath)
+            }
+        } catch {
+            lastFaultError = error
+            return nil
+        }
+    }
+
     func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]? {
         let state = model._$modelState
         do {

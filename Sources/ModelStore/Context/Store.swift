@@ -130,7 +130,9 @@ final class Store: Sendable {
 
     private static func connect(_ location: String, isURI: Bool, path: String, mode: Connection.Mode) throws -> Connection {
         do {
-            return try Connection(location: location, displayPath: path, isURI: isURI, mode: mode)
+            let connection = try Connection(location: location, displayPath: path, isURI: isURI, mode: mode)
+            try QueryFunctions.register(on: connection)
+            return connection
         } catch {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)

@@ -92,8 +92,44 @@ struct StoreBootstrap {
     }
 
     /// Reads and checks the metadata of an existing store.
+    /// Migrates it first when the app's schema, a migration plan, a scripts
+    /// folder or an older store format asks for it.
     private func check() throws -> String {
-        let metadata = try readMetadata()
+        let record = try StoreBootstrap.readRecord(connection: connection, path: path)
+        let differences = schema.differences(from: record.schema)
+        let wantsMigration =
+            record.formatVersion < Store.formatVersion || configuration.migrationScriptsFolder != nil
+            || migrationPlan != nil || !differences.isEmpty
+        if configuration.allowsSave && wantsMigration {
+            let migration = OpenMigration(
+                connection: connection, configuration: configuration, target: schema, stored: record.schema,
+                storedFormat: record.formatVersion, identifier: record.identifier, plan: migrationPlan)
+            guard try migration.run() else {
+                if differences.isEmpty { return record.identifier }
+                throw ModelStoreError.schemaMismatch(path: path, differences: differences)
+            }
+            return try check()
+        }
+        guard differences.isEmpty else {
+            throw ModelStoreError.schemaMismatch(path: path, differences: differences)
+        }
+        return record.identifier
+    }
+
+    /// What an existing store records about itself: its format, identifier
+    /// and schema, checked, and every metadata value.
+    struct Record {
+        let formatVersion: Int
+        let identifier: String
+        let schema: Schema
+        let metadata: [String: SQLiteValue]
+    }
+
+    /// Reads the metadata of an existing store; used to open a store with
+    /// the schema it records (store-tool) as well as to check one.
+    /// - Throws: `ModelStoreError.notAModelStore` or `.newerFormat`.
+    static func readRecord(connection: Connection, path: String) throws -> Record {
+        let metadata = try readMetadata(connection: connection, path: path)
         guard case .integer(let format)? = metadata[MetadataKey.formatVersion] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
         }
@@ -112,27 +148,10 @@ struct StoreBootstrap {
         } catch {
             throw ModelStoreError.notAModelStore(path: path, reason: "its schema record cannot be read: \(error)")
         }
-        let differences = schema.differences(from: stored)
-        let wantsMigration =
-            Int(format) < Store.formatVersion || configuration.migrationScriptsFolder != nil || migrationPlan != nil
-            || !differences.isEmpty
-        if configuration.allowsSave && wantsMigration {
-            let migration = OpenMigration(
-                connection: connection, configuration: configuration, target: schema, stored: stored,
-                storedFormat: Int(format), identifier: identifier, plan: migrationPlan)
-            guard try migration.run() else {
-                if differences.isEmpty { return identifier }
-                throw ModelStoreError.schemaMismatch(path: path, differences: differences)
-            }
-            return try check()
-        }
-        guard differences.isEmpty else {
-            throw ModelStoreError.schemaMismatch(path: path, differences: differences)
-        }
-        return identifier
+        return Record(formatVersion: Int(format), identifier: identifier, schema: stored, metadata: metadata)
     }
 
-    private func readMetadata() throws -> [String: SQLiteValue] {
+    private static func readMetadata(connection: Connection, path: String) throws -> [String: SQLiteValue] {
         do {
             let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
             try exists.bind(MetadataKey.table, at: 1)

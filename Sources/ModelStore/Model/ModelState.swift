@@ -26,6 +26,9 @@ protocol ModelStateOwner: AnyObject {
     func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]?
     /// Inserts an object that became related to one of the owner's objects.
     func adopt(_ model: any PersistentModel)
+    /// Reads an attribute that a partial fetch left unread. Nil when it
+    /// cannot be read; the owner keeps the error.
+    func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any?
 }
 
 /// The per-object state that `@Model` embeds in every model class

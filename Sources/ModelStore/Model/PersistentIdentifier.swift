@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Identifiers are `Sendable` and `Codable`: pass them between isolation
 /// domains and look the object up in the context there.
-public struct PersistentIdentifier: Hashable, Codable, Sendable, CustomStringConvertible {
+public struct PersistentIdentifier: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     enum Key: Hashable, Codable, Sendable {
         case permanent(Int64)
         case temporary(UUID)
@@ -53,6 +53,21 @@ public struct PersistentIdentifier: Hashable, Codable, Sendable, CustomStringCon
         switch key {
         case .permanent(let rowID): "\(entityName):\(rowID)"
         case .temporary(let uuid): "\(entityName):temporary-\(uuid.uuidString)"
+        }
+    }
+
+    /// Orders identifiers by entity, then store, then row key (saved objects
+    /// first, in the order of their rows), as SwiftData's identifiers are
+    /// Comparable. Within one entity of one store this is the order of
+    /// `SortDescriptor(\.persistentModelID)` in a fetch.
+    public static func < (lhs: PersistentIdentifier, rhs: PersistentIdentifier) -> Bool {
+        if lhs.entityName != rhs.entityName { return lhs.entityName < rhs.entityName }
+        if lhs.storeIdentifier != rhs.storeIdentifier { return (lhs.storeIdentifier ?? "") < (rhs.storeIdentifier ?? "") }
+        switch (lhs.key, rhs.key) {
+        case (.permanent(let left), .permanent(let right)): return left < right
+        case (.permanent, .temporary): return true
+        case (.temporary, .permanent): return false
+        case (.temporary(let left), .temporary(let right)): return left.uuidString < right.uuidString
         }
     }
 }

@@ -111,10 +111,16 @@ extension PersistentModel {
         _$modelState.didSet(self, keyPath: keyPath)
     }
 
-    /// Called by a generated accessor when property `ordinal` is a fault:
-    /// the loaded value of a relationship. An attribute is never a fault.
-    @inlinable
-    public func _$faultValue<Value>(_ ordinal: Int, as type: Value.Type) -> Value? { nil }
+    /// Called by a generated accessor when attribute `ordinal` is a fault (a
+    /// partial fetch did not read it): its value, read from the store now.
+    /// Nil when it is not a fault or cannot be read (the owner keeps the error).
+    public func _$faultValue<Value>(_ ordinal: Int, as type: Value.Type) -> Value? {
+        let state = _$modelState
+        guard state.faults.contains(ordinal) else { return nil }
+        // Once tried, never again: a failure is reported through the owner.
+        state.faults.remove(ordinal)
+        return state.owner?.loadAttribute(ordinal, of: self) as? Value
+    }
 
     /// Marks property `ordinal` dirty, keeping `old` as its committed value.
     public func _$recordChange<Value>(_ ordinal: Int, from old: Value) {

@@ -13,12 +13,19 @@ public struct PersistentRow {
     /// Where relationship columns are resolved and faults noted; nil for an
     /// entity without relationships.
     let relationships: RowRelationshipReader?
+    /// The attributes a partial fetch did not select: they get a placeholder
+    /// and become faults.
+    let unfetched: PropertyBitSet
 
-    init(statement: Statement, table: EntityTable, relationships: RowRelationshipReader? = nil) {
+    init(
+        statement: Statement, table: EntityTable, relationships: RowRelationshipReader? = nil,
+        unfetched: PropertyBitSet = PropertyBitSet()
+    ) {
         self.statement = statement
         self.table = table
         self.rowID = statement.int64(at: 0)
         self.relationships = relationships
+        self.unfetched = unfetched
     }
 
     func invalidValue(_ ordinal: Int, _ reason: String) -> ModelStoreError {
@@ -29,6 +36,7 @@ public struct PersistentRow {
 
     @inline(__always)
     private func read<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
+        if !unfetched.isEmpty, unfetched.contains(ordinal), let placeholder = Coder.placeholder { return placeholder }
         do {
             return try Coder.decode(from: statement, column: Int32(ordinal + 1))
         } catch {

@@ -29,6 +29,16 @@ public struct FetchDescriptor<T: PersistentModel> {
     /// descriptor.relationshipKeyPathsForPrefetching = [\.stops, \.owner]
     /// ```
     public var relationshipKeyPathsForPrefetching: [PartialKeyPath<T>] = []
+    /// The attributes to read; empty reads them all. The others are not
+    /// selected: each is read from the store when the object's property is
+    /// first accessed (one query per property), as Core Data's partial
+    /// faults are. Attributes of types without an empty value (URL, enums,
+    /// Codable values) are always read.
+    ///
+    /// ```swift
+    /// descriptor.propertiesToFetch = [\.name, \.startDate]
+    /// ```
+    public var propertiesToFetch: [PartialKeyPath<T>] = []
 
     /// Creates a descriptor.
     public init(predicate: Predicate<T>? = nil, sortBy: [SortDescriptor<T>] = []) {

@@ -85,13 +85,6 @@ final class Connection {
         try execute("PRAGMA synchronous = NORMAL")
     }
 
-    /// How long a statement waits for another connection's lock before
-    /// failing with `SQLITE_BUSY`.
-    /// - Throws: `SQLiteError` when SQLite refuses the setting.
-    func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
-        try check(sqlite3_busy_timeout(handle, milliseconds), handle, path: path)
-    }
-
     /// Switches the file to WAL, which lets readers run while a context
     /// saves. The journal mode is stored in the file, so once is enough.
     /// - Throws: `SQLiteError` when the file cannot change its journal mode.

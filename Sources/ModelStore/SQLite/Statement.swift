@@ -3,7 +3,7 @@ import Foundation
 
 /// SQLite's `SQLITE_TRANSIENT`: tells SQLite to copy a bound buffer, because
 /// Swift only guarantees the buffer's lifetime during the bind call.
-private var transientDestructor: sqlite3_destructor_type {
+var transientDestructor: sqlite3_destructor_type {
     unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
 }
 

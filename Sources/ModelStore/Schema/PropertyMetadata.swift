@@ -30,6 +30,10 @@ public struct PropertyMetadata: @unchecked Sendable {
     let relationshipAccessor: (any RelationshipAccessor)?
     /// The model class a relationship leads to; nil for an attribute.
     let destinationType: (any PersistentModel.Type)?
+    /// Reads the attribute's value from a column, for a property that a
+    /// partial fetch left unread (a fault); nil for a relationship, and for
+    /// an attribute whose type has no placeholder (which is always read).
+    let readUnfetched: (@Sendable (Statement, Int32) throws -> Any)?
     /// Binds the property's declared initial value (`var status = .planned`)
     /// as its column value; nil when the declaration has none. Migrations use
     /// it to fill a new or newly required column.
@@ -51,6 +55,11 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.inverseKeyPath = nil
         self.relationshipAccessor = nil
         self.destinationType = nil
+        if Coder.placeholder == nil {
+            self.readUnfetched = nil
+        } else {
+            self.readUnfetched = { statement, column in try Coder.decode(from: statement, column: column) as Any }
+        }
     }
 
     private init<Model: PersistentModel, Value: RelationshipValue>(
@@ -71,6 +80,7 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.accessor = KeyPathAccessor<Model, Value>(keyPath: keyPath)
         self.relationshipAccessor = KeyPathRelationshipAccessor<Model, Value>(keyPath: keyPath, ordinal: ordinal)
         self.destinationType = Value._destinationType
+        self.readUnfetched = nil
         self.defaultBinder = nil
     }
 

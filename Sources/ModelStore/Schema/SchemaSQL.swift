@@ -97,10 +97,14 @@ enum SchemaSQL {
     /// at column 0, then the property with ordinal N at column N + 1 (NULL
     /// for a relationship whose link is not in this table). `qualifier`
     /// prefixes each column with a table alias, for joins.
-    static func selectColumns(_ slots: [Schema.PropertySlot], qualifier: String?) -> String {
+    /// Ordinals in `omitting` are selected as NULL (a partial fetch).
+    static func selectColumns(
+        _ slots: [Schema.PropertySlot], qualifier: String?, omitting: PropertyBitSet = PropertyBitSet()
+    ) -> String {
         let prefix = qualifier.map { "\($0)." } ?? ""
-        let columns = [prefix + quoteIdentifier(primaryKeyColumn)] + slots.map { slot in
-            slot.column.map { prefix + quoteIdentifier($0) } ?? "NULL"
+        let columns = [prefix + quoteIdentifier(primaryKeyColumn)] + slots.indices.map { ordinal in
+            guard !omitting.contains(ordinal), let column = slots[ordinal].column else { return "NULL" }
+            return prefix + quoteIdentifier(column)
         }
         return columns.joined(separator: ", ")
     }

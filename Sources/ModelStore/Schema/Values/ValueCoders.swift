@@ -9,21 +9,27 @@ import Foundation
 /// a `RawRepresentable` whose raw value is a `ColumnValue` as its raw value, and
 /// any other `Codable` type as JSON text; each with an Optional variant that
 /// stores nil as NULL.
-protocol ValueCoder {
+protocol ValueCoder: SendableMetatype {
     associatedtype Value
     static var kind: ValueKind { get }
     static var isOptional: Bool { get }
     static var representation: ValueRepresentation { get }
     static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws
+    /// A value that stands in for one a partial fetch did not read, until
+    /// the property is first accessed; nil when the type has none (then the
+    /// column is always read).
+    static var placeholder: Value? { get }
 }
 
 extension ValueCoder {
     /// The Swift type's name, recorded in the schema for people to read.
     static var swiftTypeName: String { String(describing: Value.self) }
+    static var placeholder: Value? { nil }
 }
 
 enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
+    static var placeholder: Value? { placeholderValue(Value.self) }
     static var kind: ValueKind { Value.valueKind }
     static var isOptional: Bool { false }
     static var representation: ValueRepresentation { .primitive }
@@ -39,6 +45,7 @@ enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
 
 enum OptionalPrimitiveCoder<Wrapped: ColumnValue>: ValueCoder {
     typealias Value = Wrapped?
+    static var placeholder: Wrapped?? { .some(nil) }
     static var kind: ValueKind { Wrapped.valueKind }
     static var isOptional: Bool { true }
     static var representation: ValueRepresentation { .primitive }
@@ -73,6 +80,7 @@ enum RawValueCoder<Value: RawRepresentable & Codable>: ValueCoder where Value.Ra
 
 enum OptionalRawValueCoder<Wrapped: RawRepresentable & Codable>: ValueCoder where Wrapped.RawValue: ColumnValue {
     typealias Value = Wrapped?
+    static var placeholder: Wrapped?? { .some(nil) }
     static var kind: ValueKind { Wrapped.RawValue.valueKind }
     static var isOptional: Bool { true }
     static var representation: ValueRepresentation { .rawValue }
@@ -119,6 +127,7 @@ enum JSONCoder<Value: Codable>: ValueCoder {
 
 enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
     typealias Value = Wrapped?
+    static var placeholder: Wrapped?? { .some(nil) }
     static var kind: ValueKind { .codable }
     static var isOptional: Bool { true }
     static var representation: ValueRepresentation { .json }

@@ -1,0 +1,101 @@
+import Foundation
+
+extension DynamicStore {
+    /// Checks the file and the store's own invariants and returns one line
+    /// per problem (empty when there is none): SQLite's `integrity_check` and
+    /// `foreign_key_check`; the schema record matches the tables and
+    /// columns; every value has its recorded type and required values are
+    /// present; non-optional to-ones are set; unique values are unique;
+    /// to-many counts are within their limits. Reads row by row.
+    /// - Throws: `SQLiteError` when the file cannot be read at all.
+    public func check(progress: (String) -> Void = { _ in }) throws -> [String] {
+        var problems: [String] = []
+        progress("integrity_check")
+        let integrity = try connection.prepare("PRAGMA integrity_check")
+        while try integrity.step() {
+            let line = integrity.string(at: 0)
+            if line != "ok" { problems.append("integrity: \(line)") }
+        }
+        progress("foreign_key_check")
+        let foreignKeys = try connection.prepare("PRAGMA foreign_key_check")
+        while try foreignKeys.step() {
+            problems.append(
+                "foreign key: row \(foreignKeys.int64(at: 1)) of \(foreignKeys.string(at: 0)) refers to a missing row of \(foreignKeys.string(at: 2))")
+        }
+        let tables = Set(try tableNames())
+        for table in store.tables {
+            progress(table.name)
+            guard tables.contains(table.name) else {
+                problems.append("schema: the record has entity \(table.name), but the file has no table \(table.name)")
+                continue
+            }
+            let columns = try columnNames(of: table.name)
+            var expected = table.entity.attributes.map(\.name)
+            for relationship in table.entity.relationships {
+                if case .foreignKey(let column, let order) = relationship.storage { expected += [column] + (order.map { [$0] } ?? []) }
+                if case .joinTable(let name, _) = relationship.storage, !tables.contains(name) {
+                    problems.append("schema: \(table.name).\(relationship.name) needs the join table \(name), which is missing")
+                }
+            }
+            let missing = expected.filter { !columns.contains($0) }
+            for column in missing { problems.append("schema: table \(table.name) has no column \(column) of the schema record") }
+            guard missing.isEmpty else { continue }
+            problems += try checkRows(of: table)
+            for attribute in table.entity.attributes where attribute.isUnique {
+                let statement = try connection.prepare(
+                    "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL "
+                        + "GROUP BY \(quoteIdentifier(attribute.name)) HAVING count(*) > 1")
+                while try statement.step() {
+                    problems.append("unique: \(statement.int64(at: 0)) objects of \(table.name) share one value of \(attribute.name)")
+                }
+            }
+        }
+        return problems
+    }
+
+    private func columnNames(of table: String) throws -> Set<String> {
+        let statement = try connection.prepare("SELECT name FROM pragma_table_info(?)")
+        try statement.bind(table, at: 1)
+        var names = Set<String>()
+        while try statement.step() { names.insert(statement.string(at: 0)) }
+        return names
+    }
+
+    /// Values, required to-ones and to-many counts, row by row.
+    private func checkRows(of table: EntityTable) throws -> [String] {
+        var problems: [String] = []
+        let counted = table.entity.relationships.filter { $0.isToMany && ($0.countLimits.minimum != nil || $0.countLimits.maximum != nil) }
+        let countColumns = counted.map {
+            RelationshipSQL.countExpression($0, inverse: inverse(of: $0), holderKey: "t.\(quoteIdentifier(primaryKeyColumn))") ?? "0"
+        }
+        let statement = try connection.prepare(
+            "SELECT " + ([SchemaSQL.selectColumns(table.slots, qualifier: "t")] + countColumns).joined(separator: ", ")
+                + " FROM \(quoteIdentifier(table.name)) AS t ORDER BY t.\(quoteIdentifier(primaryKeyColumn))")
+        while try statement.step() {
+            let key = statement.int64(at: 0)
+            for (ordinal, slot) in table.slots.enumerated() {
+                let column = Int32(ordinal + 1)
+                switch slot {
+                case .attribute(let attribute):
+                    do {
+                        _ = try DynamicValue.decode(attribute, from: statement, column: column)
+                    } catch {
+                        problems.append("value: \(table.name):\(key).\(attribute.name): \(error.reason)")
+                    }
+                case .relationship(let relationship):
+                    if relationship.foreignKeyColumn != nil, !relationship.isOptional, statement.storage(at: column) == .null {
+                        problems.append("required: \(table.name):\(key).\(relationship.name) is not set, but it is not optional")
+                    }
+                }
+            }
+            for (index, relationship) in counted.enumerated() {
+                let count = Int(statement.int64(at: Int32(table.slots.count + 1 + index)))
+                let (minimum, maximum) = relationship.countLimits
+                if count < (minimum ?? 0) || count > (maximum ?? Int.max) {
+                    problems.append("count: \(table.name):\(key).\(relationship.name) holds \(count) objects, outside its limits")
+                }
+            }
+        }
+        return problems
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+// Filters and sort keys of the dynamic layer, compiled by the library's
+// query compiler (`QuerySQLBuilder`), the same one that compiles #Predicate.
+
+extension DynamicStore {
+    /// Parses a filter and types it against `entity`.
+    /// - Throws: `DynamicStoreError.invalidFilter` with the column of the
+    ///   problem; `ModelStoreError.unknownProperty`.
+    func filterExpression(_ filter: String, entity: Schema.Entity) throws -> QueryExpression {
+        try FilterResolver(schema: schema).resolve(try FilterParser.parse(filter), entity: entity)
+    }
+
+    /// Checks a filter against `entity` without running it.
+    /// - Throws: as `forEach` does for a bad filter.
+    public func validateFilter(_ filter: String, entity: String) throws {
+        let table = try table(named: entity)
+        let expression = try filterExpression(filter, entity: table.entity)
+        _ = try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: expression)
+    }
+
+    /// Sort keys (`name`, `trip.name:desc`, `id`) as orderings.
+    /// - Throws: `DynamicStoreError.invalidSort`.
+    func orderings(_ keys: [String]) throws -> [QueryOrdering] {
+        try keys.map { text in
+            var name = Substring(text)
+            var descending = false
+            if let colon = text.lastIndex(of: ":") {
+                switch text[text.index(after: colon)...].lowercased() {
+                case "desc": descending = true
+                case "asc": break
+                default: throw DynamicStoreError.invalidSort(text, reason: "write KEY, KEY:asc or KEY:desc")
+                }
+                name = text[..<colon]
+            }
+            let path = name.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+            guard !path.contains(where: \.isEmpty) else {
+                throw DynamicStoreError.invalidSort(text, reason: "expected a property name")
+            }
+            if path == ["id"] { return QueryOrdering(key: .identifier, descending: descending) }
+            return QueryOrdering(key: .property(PropertyReference(path: path)), descending: descending)
+        }
+    }
+
+    /// The SELECT of a query: `table.selectSQL`'s columns, then one count
+    /// per to-many relationship starting at `countColumn`.
+    func selectStatement(_ query: DynamicQuery, table: EntityTable) throws -> (sql: String, bindings: [SQLiteValue], countColumn: Int32) {
+        let condition = try query.filter.map { try filterExpression($0, entity: table.entity) }
+        let orderings = try orderings(query.sort)
+        let countExpressions: (String) -> [String] = { alias in
+            table.entity.relationships.filter(\.isToMany).map { relationship in
+                RelationshipSQL.countExpression(
+                    relationship, inverse: self.inverse(of: relationship),
+                    holderKey: "\(alias).\(quoteIdentifier(primaryKeyColumn))") ?? "0"
+            }
+        }
+        let compiled = try QuerySQLBuilder.select(
+            schema: schema, entity: table.entity,
+            columns: { alias in
+                ([SchemaSQL.selectColumns(table.slots, qualifier: alias)] + countExpressions(alias)).joined(separator: ", ")
+            },
+            where: condition, orderBy: orderings, limit: query.limit, offset: query.offset)
+        return (compiled.sql, compiled.bindings, Int32(table.slots.count + 1))
+    }
+
+    /// ` WHERE …` (as the compiler's count query has it) for `countSQL`.
+    func countQuery(_ filter: String?, table: EntityTable) throws -> CompiledQuery {
+        let condition = try filter.map { try filterExpression($0, entity: table.entity) }
+        return try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: condition)
+    }
+}

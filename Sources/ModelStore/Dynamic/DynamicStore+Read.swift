@@ -1,0 +1,174 @@
+import Foundation
+
+/// One object of a store opened without the app's code: its identifier and
+/// its values by property name (attributes, to-ones as `.object`, to-manys
+/// as `.objects` or `.count`).
+public struct DynamicObject: Sendable, Equatable {
+    /// `Entity:ID`.
+    public let id: ObjectID
+    /// The values by property name.
+    public var values: [String: DynamicValue]
+
+    /// Creates an object from its values.
+    public init(id: ObjectID, values: [String: DynamicValue]) {
+        self.id = id
+        self.values = values
+    }
+
+    /// The value of the property `name`; nil when there is no such property.
+    public subscript(name: String) -> DynamicValue? { values[name] }
+}
+
+/// Which objects of an entity to read, in which order, and how many.
+public struct DynamicQuery: Sendable {
+    /// The entity's name.
+    public var entity: String
+    /// A filter in store-tool's language (`age > 30 and name contains "x"`).
+    public var filter: String?
+    /// Sort keys: a property name (or `a.b` through to-ones), with `:desc`
+    /// for descending. Objects that compare equal stay in key order.
+    public var sort: [String]
+    /// At most this many objects.
+    public var limit: Int?
+    /// Skip this many objects first.
+    public var offset: Int?
+    /// Read to-many relationships as their objects' identifiers; otherwise
+    /// as counts (cheaper).
+    public var includesToManyMembers: Bool
+
+    /// Creates a query; without a filter it reads every object of `entity`.
+    public init(
+        entity: String, filter: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
+        includesToManyMembers: Bool = false
+    ) {
+        self.entity = entity
+        self.filter = filter
+        self.sort = sort
+        self.limit = limit
+        self.offset = offset
+        self.includesToManyMembers = includesToManyMembers
+    }
+}
+
+extension DynamicStore {
+    /// Calls `body` with each object the query selects, in order, reading
+    /// one row at a time: a million rows start at once, in constant memory.
+    /// - Throws: `DynamicStoreError.unknownEntity` or `.invalidFilter`;
+    ///   `ModelStoreError.unknownProperty`, `.unsupportedQuery`, or
+    ///   `.invalidValue` for a stored value that does not fit its type;
+    ///   `SQLiteError`; what `body` throws.
+    public func forEach(_ query: DynamicQuery, _ body: (DynamicObject) throws -> Void) throws {
+        let table = try table(named: query.entity)
+        let select = try selectStatement(query, table: table)
+        let statement = try connection.prepare(select.sql)
+        for (index, value) in select.bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+        while try statement.step() {
+            var object = try readObject(table, from: statement, countsFrom: select.countColumn)
+            if query.includesToManyMembers { try addToManyMembers(&object, table: table) }
+            try body(object)
+        }
+    }
+
+    /// The objects the query selects, as an array (see `forEach` to stream).
+    /// - Throws: as `forEach`.
+    public func objects(_ query: DynamicQuery) throws -> [DynamicObject] {
+        var result: [DynamicObject] = []
+        try forEach(query) { result.append($0) }
+        return result
+    }
+
+    /// The number of objects the filter selects (all without one).
+    /// - Throws: as `forEach`.
+    public func count(_ entity: String, filter: String?) throws -> Int {
+        let table = try table(named: entity)
+        let compiled = try countQuery(filter, table: table)
+        let statement = try connection.prepare(compiled.sql)
+        try compiled.bind(to: statement)
+        _ = try statement.step()
+        return Int(statement.int64(at: 0))
+    }
+
+    /// The object with this identifier, to-many relationships with their
+    /// members; nil when there is none.
+    /// - Throws: `DynamicStoreError.unknownEntity`; `ModelStoreError.invalidValue`; `SQLiteError`.
+    public func object(_ id: ObjectID) throws -> DynamicObject? {
+        let table = try table(named: id.entity)
+        let statement = try connection.prepare(table.selectByKeySQL)
+        try statement.bind(id.key, at: 1)
+        guard try statement.step() else { return nil }
+        var object = try readObject(table, from: statement, countsFrom: nil)
+        try addToManyMembers(&object, table: table)
+        return object
+    }
+
+    /// The object with this identifier.
+    /// - Throws: `DynamicStoreError.objectNotFound` when there is none; as `object(_:)`.
+    public func existingObject(_ id: ObjectID) throws -> DynamicObject {
+        guard let object = try object(id) else { throw DynamicStoreError.objectNotFound(id) }
+        return object
+    }
+
+    /// The identifiers of the objects `relationship` of `holder` holds, in order.
+    /// - Throws: `SQLiteError`.
+    func relatedKeys(_ relationship: Schema.Relationship, of holder: Int64) throws -> [Int64] {
+        guard
+            let sql = RelationshipSQL.relatedRows(
+                relationship, inverse: inverse(of: relationship), destinationSlots: [], manyHolders: false)
+        else { return [] }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(holder, at: 1)
+        var keys: [Int64] = []
+        while try statement.step() { keys.append(statement.int64(at: 0)) }
+        return keys
+    }
+
+    private func addToManyMembers(_ object: inout DynamicObject, table: EntityTable) throws {
+        for relationship in table.entity.relationships where relationship.isToMany {
+            let keys = try relatedKeys(relationship, of: object.id.key)
+            object.values[relationship.name] = .objects(keys.map { ObjectID(entity: relationship.destination, key: $0) })
+        }
+    }
+
+    /// Reads the current row of a SELECT of `table.selectSQL`'s columns,
+    /// followed (from `countsFrom`) by one count per to-many relationship.
+    func readObject(_ table: EntityTable, from statement: Statement, countsFrom: Int32?) throws -> DynamicObject {
+        let key = statement.int64(at: 0)
+        var values: [String: DynamicValue] = [:]
+        var countColumn = countsFrom
+        for (ordinal, slot) in table.slots.enumerated() {
+            let column = Int32(ordinal + 1)
+            switch slot {
+            case .attribute(let attribute):
+                do {
+                    values[attribute.name] = try DynamicValue.decode(attribute, from: statement, column: column)
+                } catch {
+                    throw ModelStoreError.invalidValue(
+                        entity: table.name, property: attribute.name, row: key, reason: error.reason, path: path)
+                }
+            case .relationship(let relationship):
+                if relationship.foreignKeyColumn != nil {
+                    values[relationship.name] =
+                        statement.storage(at: column) == .null
+                        ? .null : .object(ObjectID(entity: relationship.destination, key: statement.int64(at: column)))
+                } else if relationship.isToMany {
+                    if let count = countColumn {
+                        values[relationship.name] = .count(Int(statement.int64(at: count)))
+                        countColumn = count + 1
+                    } else {
+                        values[relationship.name] = .count(0)
+                    }
+                } else {
+                    // A to-one whose link is in the other table.
+                    values[relationship.name] = try toOneThroughInverse(relationship, holder: key)
+                }
+            }
+        }
+        return DynamicObject(id: ObjectID(entity: table.name, key: key), values: values)
+    }
+
+    private func toOneThroughInverse(_ relationship: Schema.Relationship, holder: Int64) throws -> DynamicValue {
+        guard let key = try relatedKeys(relationship, of: holder).first else { return .null }
+        return .object(ObjectID(entity: relationship.destination, key: key))
+    }
+}

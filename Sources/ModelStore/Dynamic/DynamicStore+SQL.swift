@@ -1,0 +1,34 @@
+import Foundation
+
+extension DynamicStore {
+    /// Runs one read-only SQL statement and calls `body` with the column
+    /// names and each row. The statement is refused unless SQLite reports it
+    /// read-only (`sqlite3_stmt_readonly`), and the store's connection is
+    /// itself read-only when the store was opened so.
+    /// - Throws: `DynamicStoreError.notReadOnlySQL` for more than one
+    ///   statement, or one that writes or attaches; `SQLiteError` when it
+    ///   does not compile or fails; what `body` throws.
+    public func readOnlyQuery(_ sql: String, _ body: (_ columns: [String], _ row: [SQLiteValue]) throws -> Void) throws {
+        let count = try Connection.statementCount(sql, on: connection)
+        guard count == 1 else {
+            throw DynamicStoreError.notReadOnlySQL(count == 0 ? "there is no statement" : "only one statement at a time")
+        }
+        let statement = try connection.prepare(sql)
+        let firstWord = sql.drop(while: { $0.isWhitespace }).prefix(while: { $0.isLetter }).uppercased()
+        guard statement.isReadOnly, !["ATTACH", "DETACH", "BEGIN", "COMMIT", "END", "ROLLBACK", "SAVEPOINT", "RELEASE", "VACUUM"].contains(firstWord)
+        else { throw DynamicStoreError.notReadOnlySQL("the statement would change the database or the connection") }
+        let columns = (0..<statement.columnCount).map { statement.columnName($0) }
+        while try statement.step() {
+            try body(columns, (0..<statement.columnCount).map { statement.value(at: $0) })
+        }
+    }
+
+    /// The names of the file's tables, ModelStore's own included, sorted.
+    /// - Throws: `SQLiteError`.
+    public func tableNames() throws -> [String] {
+        let statement = try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+        var names: [String] = []
+        while try statement.step() { names.append(statement.string(at: 0)) }
+        return names
+    }
+}

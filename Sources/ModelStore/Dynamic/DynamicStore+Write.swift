@@ -1,0 +1,184 @@
+import Foundation
+
+/// What an edit did: the object before (nil for an insert) and after.
+public struct DynamicWriteResult: Sendable {
+    /// The object edited or inserted.
+    public let id: ObjectID
+    /// Its values before the edit; nil for an insert.
+    public let before: DynamicObject?
+    /// Its values after the edit (also for a dry run, which then rolled back).
+    public let after: DynamicObject
+}
+
+extension DynamicStore {
+    /// Sets properties of an existing object, in one transaction.
+    ///
+    /// Values are parsed strictly by the property's type; relationships take
+    /// `Entity:ID` (`rel=`, `rel+=`, `rel-=`), and inverses are kept right
+    /// (a stop added to a trip leaves its old trip). Validation (required
+    /// values, unique values, targets that exist, to-many counts) runs
+    /// before the transaction commits; with `dryRun` everything runs and is
+    /// rolled back.
+    /// - Throws: `DynamicStoreError` (`.objectNotFound`, `.unparsableValue`,
+    ///   `.invalidEdit`, `.validationFailed`), `ModelStoreError.unknownProperty`,
+    ///   `.readOnlyStore`, `.danglingReference`, `.saveFailed`; `SQLiteError`
+    ///   (a lock held past the busy timeout).
+    public func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
+        let table = try table(named: id.entity)
+        let resolved = try resolve(edits, of: table.entity, isInsert: false)
+        return try writeTransaction(dryRun: dryRun) {
+            let before = try existingObject(id)
+            try writeAttributes(resolved, table: table, key: id.key)
+            try writeRelationships(resolved, table: table, key: id.key)
+            try checkCounts(table: table, key: id.key, changed: resolved)
+            return DynamicWriteResult(id: id, before: before, after: try existingObject(id))
+        }
+    }
+
+    /// Inserts a new object, in one transaction; every non-optional
+    /// attribute and to-one must be given (the schema record holds no
+    /// default values).
+    /// - Throws: as `update`.
+    public func insert(_ entity: String, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
+        let table = try table(named: entity)
+        let resolved = try resolve(edits, of: table.entity, isInsert: true)
+        return try writeTransaction(dryRun: dryRun) {
+            try checkUnique(resolved, table: table, key: nil)
+            let key = try insertRow(resolved.values, table: table)
+            try writeRelationships(resolved, table: table, key: key, isInsert: true)
+            try checkCounts(table: table, key: key, changed: resolved)
+            let id = ObjectID(entity: table.name, key: key)
+            return DynamicWriteResult(id: id, before: nil, after: try existingObject(id))
+        }
+    }
+
+    /// Inserts one row with these column values (nil for the others) and
+    /// returns its key; no checks.
+    /// - Throws: `ModelStoreError.saveFailed`; `SQLiteError`.
+    func insertRow(_ values: [String: DynamicValue], table: EntityTable) throws -> Int64 {
+        let statement = try connection.prepare(table.insertSQL)
+        var index: Int32 = 1
+        for ordinal in table.columnOrdinals {
+            let name = table.slots[ordinal].name
+            try (values[name] ?? .null).bind(to: statement, at: index)
+            index += 1
+        }
+        let key: Int64
+        do {
+            if table.insertReturnsKey {
+                _ = try statement.step()
+                key = statement.int64(at: 0)
+            } else {
+                try statement.run()
+                key = connection.lastInsertRowID
+            }
+        } catch {
+            throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
+        }
+        return key
+    }
+
+    /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the library's),
+    /// commits it, or rolls it back for a dry run after checking foreign
+    /// keys as the commit would.
+    func writeTransaction<T>(dryRun: Bool, _ body: () throws -> T) throws -> T {
+        guard !isReadOnly else { throw ModelStoreError.readOnlyStore(path: path) }
+        var outcome: T?
+        do {
+            try connection.transaction {
+                let result = try body()
+                outcome = result
+                if dryRun {
+                    let check = try connection.prepare("PRAGMA foreign_key_check")
+                    if try check.step() { throw ModelStoreError.danglingReference(path: path) }
+                    throw DryRunRollback()
+                }
+            }
+        } catch is DryRunRollback {
+        } catch let error as SQLiteError where error.extendedCode == SQLiteError.foreignKeyConstraint {
+            throw ModelStoreError.danglingReference(path: path)
+        }
+        guard let outcome else { throw ModelStoreError.danglingReference(path: path) }
+        return outcome
+    }
+
+    // MARK: Resolving edits
+
+    /// Edits checked against the schema and parsed: every problem is found
+    /// before anything is written.
+    struct ResolvedEdits {
+        var values: [String: DynamicValue] = [:]
+        var toMany: [(Schema.Relationship, DynamicEdit.Operation, [ObjectID])] = []
+        var toOne: [(Schema.Relationship, ObjectID?)] = []
+    }
+
+    private func resolve(_ edits: [DynamicEdit], of entity: Schema.Entity, isInsert: Bool) throws -> ResolvedEdits {
+        var resolved = ResolvedEdits()
+        var problems: [String] = []
+        for edit in edits {
+            let text = "\(edit.property)\(edit.operation.rawValue)\(edit.value ?? "nil")"
+            if let attribute = entity.attribute(named: edit.property) {
+                guard edit.operation == .set else {
+                    throw DynamicStoreError.invalidEdit(text, reason: "\(edit.operation.rawValue) is for to-many relationships; use =")
+                }
+                guard let value = edit.value else {
+                    if !attribute.isOptional { problems.append("\(entity.name).\(attribute.name) is required and cannot be nil") }
+                    resolved.values[attribute.name] = .null
+                    continue
+                }
+                do {
+                    resolved.values[attribute.name] = try ValueText.parse(value, as: attribute.kind)
+                } catch {
+                    throw DynamicStoreError.unparsableValue(entity: entity.name, property: attribute.name, reason: error.reason)
+                }
+            } else if let relationship = entity.relationship(named: edit.property) {
+                let ids = try objectIDs(edit.value, for: relationship, edit: text)
+                if relationship.isToMany {
+                    resolved.toMany.append((relationship, edit.operation, ids))
+                } else {
+                    guard edit.operation == .set, ids.count <= 1 else {
+                        throw DynamicStoreError.invalidEdit(text, reason: "\(relationship.name) is a to-one relationship; write \(relationship.name)=\(relationship.destination):ID or =nil")
+                    }
+                    if ids.isEmpty && !relationship.isOptional {
+                        problems.append("\(entity.name).\(relationship.name) is required and cannot be nil")
+                    }
+                    resolved.toOne.append((relationship, ids.first))
+                    if relationship.foreignKeyColumn != nil { resolved.values[relationship.name] = ids.first.map(DynamicValue.object) ?? .null }
+                }
+            } else {
+                throw ModelStoreError.unknownProperty(entity: entity.name, property: edit.property)
+            }
+        }
+        if isInsert {
+            for attribute in entity.attributes where !attribute.isOptional && resolved.values[attribute.name] == nil {
+                problems.append("\(entity.name).\(attribute.name) is required; give \(attribute.name)=VALUE")
+            }
+            for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
+                if !resolved.toOne.contains(where: { $0.0.name == relationship.name }) {
+                    problems.append("\(entity.name).\(relationship.name) is required; give \(relationship.name)=\(relationship.destination):ID")
+                }
+            }
+        }
+        guard problems.isEmpty else { throw DynamicStoreError.validationFailed(problems) }
+        return resolved
+    }
+
+    /// `Entity:ID`, a comma-separated list of them (`[]` or nothing for
+    /// none), or nil; each of the relationship's destination entity.
+    private func objectIDs(_ text: String?, for relationship: Schema.Relationship, edit: String) throws -> [ObjectID] {
+        guard let text else { return [] }
+        let trimmed = text.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+        guard !trimmed.isEmpty else { return [] }
+        return try trimmed.split(separator: ",").map { part in
+            let name = part.trimmingCharacters(in: CharacterSet(charactersIn: " \""))
+            guard let id = ObjectID(name) else { throw DynamicStoreError.invalidIdentifier(name) }
+            guard id.entity == relationship.destination else {
+                throw DynamicStoreError.invalidEdit(edit, reason: "\(relationship.name) holds \(relationship.destination) objects, not \(id.entity)")
+            }
+            return id
+        }
+    }
+}
+
+/// Thrown inside a dry run's transaction so that the library rolls it back.
+private struct DryRunRollback: Error {}

@@ -1,0 +1,244 @@
+import Foundation
+
+/// A store opened by path, without the app's model types: its schema is the
+/// one the store records, and objects are entity + values
+/// (`DynamicObject`). It is what `store-tool` is built on.
+///
+/// Reads, edits and deletes go through the library's own machinery (the
+/// entity tables' SQL, the value coders, the delete planner, the link writer
+/// and the query compiler), so a dynamic edit obeys exactly the rules a typed
+/// `save()` obeys.
+///
+/// ```swift
+/// let store = try DynamicStore(path: "trips.store")            // read-only
+/// try store.forEach(DynamicQuery(entity: "Trip", filter: "name contains \"o\"")) { print($0) }
+/// let writable = try DynamicStore(path: "trips.store", readOnly: false)
+/// _ = try writable.update(ObjectID("Trip:1")!, ["notes=Booked"])
+/// ```
+///
+/// Not thread-safe: use one `DynamicStore` from one isolation domain.
+public final class DynamicStore {
+    /// The file's path.
+    public let path: String
+    /// The schema the store records, resolved (inverses and storage).
+    public let schema: Schema
+    /// True when opened read-only: every edit throws `readOnlyStore`.
+    public let isReadOnly: Bool
+    /// The store format version recorded in the file.
+    public let formatVersion: Int
+    /// The store's identifier (a UUID), recorded when it was created.
+    public let storeIdentifier: String
+    /// Every value of the metadata table, as stored.
+    public let metadata: [String: SQLiteValue]
+    let store: Store
+    let connection: Connection
+
+    /// Opens the store at `path` with the schema it records.
+    /// - Parameters:
+    ///   - readOnly: open the file read-only (the default): nothing can be
+    ///     written, not even the journal mode.
+    ///   - busyTimeout: how long a write waits for another process's lock.
+    /// - Throws: `ModelStoreError.cannotOpen` (missing file, a folder, no
+    ///   permission), `.notADatabase`, `.notAModelStore`, `.newerFormat`,
+    ///   `.invalidSchema` for a record that cannot be a schema.
+    public init(path: String, readOnly: Bool = true, busyTimeout: Duration = .seconds(5)) throws {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ModelStoreError.cannotOpen(path: path, reason: "no such file")
+        }
+        guard !isDirectory.boolValue else {
+            throw ModelStoreError.cannotOpen(path: path, reason: "it is a folder, not a file")
+        }
+        let record = try Self.readRecord(path: path)
+        let configuration = ModelConfiguration(url: URL(filePath: path), allowsSave: !readOnly)
+        store = try Store(configuration: configuration, schema: record.schema)
+        connection = try store.openConnection()
+        let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+        try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
+        self.path = path
+        self.schema = store.schema
+        self.isReadOnly = readOnly
+        self.formatVersion = record.formatVersion
+        self.storeIdentifier = record.identifier
+        self.metadata = record.metadata
+    }
+
+    /// Creates a new store at `path` holding `schema` (a schema read from
+    /// another store's record or an export), with no objects.
+    /// - Throws: `ModelStoreError.cannotOpen` when the file exists or cannot
+    ///   be created; `.invalidSchema`.
+    public static func create(path: String, schema: Schema) throws -> DynamicStore {
+        guard !FileManager.default.fileExists(atPath: path) else {
+            throw ModelStoreError.cannotOpen(path: path, reason: "the file already exists")
+        }
+        _ = try Store(configuration: ModelConfiguration(url: URL(filePath: path)), schema: schema)
+        return try DynamicStore(path: path, readOnly: false)
+    }
+
+    private static func readRecord(path: String) throws -> StoreBootstrap.Record {
+        let connection: Connection
+        do {
+            connection = try Connection(location: path, mode: .readOnly)
+            let tables = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+            _ = try tables.step()
+            if tables.int64(at: 0) == 0 { throw ModelStoreError.notAModelStore(path: path, reason: "the database is empty") }
+        } catch let error as SQLiteError {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
+            throw ModelStoreError.cannotOpen(path: path, reason: error.message)
+        }
+        return try StoreBootstrap.readRecord(connection: connection, path: path)
+    }
+
+    // MARK: Schema lookups
+
+    /// The entity named `name`.
+    /// - Throws: `DynamicStoreError.unknownEntity` with the closest names.
+    public func entity(named name: String) throws(DynamicStoreError) -> Schema.Entity {
+        guard let entity = schema.entity(named: name) else {
+            throw .unknownEntity(name, suggestions: Suggestions.closest(to: name, in: schema.entities.map(\.name)))
+        }
+        return entity
+    }
+
+    func table(named name: String) throws(DynamicStoreError) -> EntityTable {
+        guard let table = store.table(named: name) else {
+            throw .unknownEntity(name, suggestions: Suggestions.closest(to: name, in: schema.entities.map(\.name)))
+        }
+        return table
+    }
+
+    /// The names of `entity`'s properties closest to `name`, for "did you mean".
+    public func suggestions(forProperty name: String, of entity: Schema.Entity) -> [String] {
+        Suggestions.closest(to: name, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))
+    }
+
+    /// The other end of a relationship, if it has one.
+    func inverse(of relationship: Schema.Relationship) -> Schema.Relationship? {
+        relationship.inverseName.flatMap { schema.entity(named: relationship.destination)?.relationship(named: $0) }
+    }
+
+    // MARK: Facts about the file
+
+    /// The number of objects of `entity`.
+    /// - Throws: `DynamicStoreError.unknownEntity`; `SQLiteError`.
+    public func count(_ entity: String) throws -> Int {
+        let statement = try connection.prepare(try table(named: entity).countSQL)
+        _ = try statement.step()
+        return Int(statement.int64(at: 0))
+    }
+
+    /// The file's size in bytes (without its write-ahead log).
+    public var fileSize: Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// SQLite's journal mode of the file (`wal`, `delete`, …).
+    /// - Throws: `SQLiteError`.
+    public func journalMode() throws -> String {
+        let statement = try connection.prepare("PRAGMA journal_mode")
+        guard try statement.step() else { return "unknown" }
+        return statement.string(at: 0)
+    }
+
+    /// Copies the store into a new file at `destination` with SQLite's backup
+    /// API: a consistent snapshot even while others write.
+    /// - Throws: `ModelStoreError.cannotOpen` when `destination` exists;
+    ///   `SQLiteError` when it cannot be written.
+    public func backup(to destination: String, progress: (Int, Int) -> Void = { _, _ in }) throws {
+        guard !FileManager.default.fileExists(atPath: destination) else {
+            throw ModelStoreError.cannotOpen(path: destination, reason: "the file already exists; choose a new file")
+        }
+        try connection.backup(to: destination, progress: progress)
+    }
+}
+
+/// An error of the dynamic layer: input that does not fit the store's schema.
+public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// No entity has this name; `suggestions` are the closest names.
+    case unknownEntity(String, suggestions: [String])
+    /// No object has this identifier.
+    case objectNotFound(ObjectID)
+    /// An identifier is not of the form `Entity:ID`.
+    case invalidIdentifier(String)
+    /// A value does not parse as its property's type.
+    case unparsableValue(entity: String, property: String, reason: String)
+    /// A `key=value` edit is malformed or not allowed for the property.
+    case invalidEdit(String, reason: String)
+    /// A filter or sort key is malformed; `column` is the 1-based position.
+    case invalidFilter(column: Int, reason: String)
+    /// A sort key is malformed.
+    case invalidSort(String, reason: String)
+    /// An edit or import breaks the schema's rules (required values, unique
+    /// values, relationship targets, counts); every problem is listed.
+    case validationFailed([String])
+    /// `sql` was given a statement that writes, or more than one statement.
+    case notReadOnlySQL(String)
+    /// An import file does not fit the store's schema; every problem is
+    /// listed, one line each, naming the entity, the record and the property.
+    case invalidImport([String])
+
+    public var description: String {
+        switch self {
+        case .unknownEntity(let name, let suggestions):
+            return "the store has no entity named '\(name)'" + Suggestions.didYouMean(suggestions)
+        case .objectNotFound(let id):
+            return "\(id) does not exist"
+        case .invalidIdentifier(let text):
+            return "'\(text)' is not an object identifier; write Entity:ID, such as Trip:1"
+        case .unparsableValue(let entity, let property, let reason):
+            return "invalid value for \(entity).\(property): \(reason)"
+        case .invalidEdit(let text, let reason):
+            return "invalid edit '\(text)': \(reason)"
+        case .invalidFilter(let column, let reason):
+            return "invalid filter at column \(column): \(reason)"
+        case .invalidSort(let key, let reason):
+            return "invalid sort key '\(key)': \(reason)"
+        case .validationFailed(let problems):
+            return problems.count == 1
+                ? problems[0] : "\(problems.count) problems: " + problems.joined(separator: "; ")
+        case .notReadOnlySQL(let reason):
+            return "refused: \(reason); sql runs read-only statements only"
+        case .invalidImport(let problems):
+            return problems.count == 1
+                ? problems[0] : "\(problems.count) problems in the import file: " + problems.joined(separator: "; ")
+        }
+    }
+}
+
+extension DynamicStoreError: LocalizedError {
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
+}
+
+/// "Did you mean" candidates by edit distance.
+public enum Suggestions {
+    /// The names within a small edit distance of `name` (case ignored), closest first.
+    public static func closest(to name: String, in names: [String]) -> [String] {
+        let lowered = name.lowercased()
+        let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
+        let limit = max(2, name.count / 3)
+        return scored.filter { $0.1 <= limit }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(3).map(\.0)
+    }
+
+    /// `"; did you mean 'a' or 'b'?"`, or nothing without candidates.
+    public static func didYouMean(_ names: [String]) -> String {
+        guard !names.isEmpty else { return "" }
+        return "; did you mean " + names.map { "'\($0)'" }.joined(separator: " or ") + "?"
+    }
+
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a)
+        let b = Array(b)
+        if a.isEmpty { return b.count }
+        if b.isEmpty { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,173 @@
+import Foundation
+
+/// What one part of a `#Predicate` stands for while it is translated into a
+/// `QueryExpression`.
+enum PredicateTerm {
+    /// A value or condition computed in SQL.
+    case expression(QueryExpression)
+    /// A Swift value known before the query runs (a literal, a captured
+    /// variable, or anything computed from them alone).
+    case constant(Any)
+    /// An object: the one a scope ranges over (empty path) or one reached
+    /// through to-one relationships, which may be nil.
+    case object(PropertyReference, any PersistentModel.Type)
+    /// The members of a to-many relationship, optionally filtered.
+    case toMany(PropertyReference, any PersistentModel.Type, filter: QueryExpression?)
+    /// An attribute stored as a JSON array (a Codable collection).
+    case jsonArray(QueryExpression)
+}
+
+/// A `PredicateExpression` that ModelStore can translate to SQL. Foundation's
+/// expression types conform in `PredicateExpressions+SQL.swift`; a predicate
+/// that uses any other fails to compile with an error naming it.
+protocol SQLTranslatablePredicateExpression {
+    func translate(_ translator: inout PredicateTranslator) throws -> PredicateTerm
+}
+
+/// Walks a predicate's expression tree and builds the `QueryExpression` that
+/// `QuerySQLBuilder` compiles.
+struct PredicateTranslator {
+    let entityName: String
+    /// The row key a persistent identifier names in the store the query runs
+    /// on, or nil when it names no row of it (another store, an unsaved object).
+    let rowKey: (PersistentIdentifier) -> Int64?
+    private var variables: [PredicateExpressions.VariableID: PredicateTerm] = [:]
+    /// How many to-many questions enclose the part being translated.
+    private(set) var depth = 0
+
+    /// Translates a whole predicate over `T`.
+    /// - Throws: `ModelStoreError.unsupportedQuery` naming the first part that
+    ///   has no SQL form.
+    static func condition<T: PersistentModel>(
+        of predicate: Predicate<T>, rowKey: @escaping (PersistentIdentifier) -> Int64?
+    ) throws -> QueryExpression {
+        var translator = PredicateTranslator(entityName: T.entityName, rowKey: rowKey)
+        translator.variables[predicate.variable.key] = .object(PropertyReference(path: []), T.self)
+        return try translator.condition(predicate.expression)
+    }
+
+    /// Translates a part of the tree.
+    mutating func translate(_ expression: Any) throws -> PredicateTerm {
+        guard let translatable = expression as? any SQLTranslatablePredicateExpression else {
+            throw unsupported(expression, "this kind of expression has no SQL form")
+        }
+        return try translatable.translate(&self)
+    }
+
+    /// Translates a part that must be a condition.
+    mutating func condition(_ expression: Any) throws -> QueryExpression {
+        switch try translate(expression) {
+        case .expression(let condition): return condition
+        case .constant(let value as Bool): return .constant(.bool(value))
+        default: throw unsupported(expression, "it is not a condition")
+        }
+    }
+
+    /// Translates a part that must be a value, a constant, or an object.
+    mutating func value(_ expression: Any) throws -> QueryExpression {
+        try lower(try translate(expression), expression)
+    }
+
+    /// The value a term stands for in SQL.
+    func lower(_ term: PredicateTerm, _ expression: Any) throws -> QueryExpression {
+        switch term {
+        case .expression(let value), .jsonArray(let value): return value
+        case .constant(let value): return .constant(try constant(value, expression))
+        case .object(let reference, _):
+            return reference.path.isEmpty ? .identifier(reference) : .property(reference)
+        case .toMany:
+            throw unsupported(expression, "a to-many relationship can only be asked contains, count, isEmpty, filter or allSatisfy")
+        }
+    }
+
+    func lookup(_ variable: PredicateExpressions.VariableID, _ expression: Any) throws -> PredicateTerm {
+        guard let term = variables[variable] else { throw unsupported(expression, "it refers to an unknown variable") }
+        return term
+    }
+
+    /// Translates the body of a closure (`contains(where:)`, `filter`,
+    /// `allSatisfy`) over the members of a to-many relationship, which form
+    /// the next scope.
+    mutating func memberCondition(
+        _ body: Any, variable: PredicateExpressions.VariableID, memberType: any PersistentModel.Type
+    ) throws -> QueryExpression {
+        depth += 1
+        defer {
+            depth -= 1
+            variables[variable] = nil
+        }
+        variables[variable] = .object(PropertyReference(scope: depth, path: []), memberType)
+        return try condition(body)
+    }
+
+    /// Translates the body of `flatMap` / `if let` with its variable bound to
+    /// the unwrapped term.
+    mutating func bound(_ body: Any, variable: PredicateExpressions.VariableID, to term: PredicateTerm) throws -> PredicateTerm {
+        variables[variable] = term
+        defer { variables[variable] = nil }
+        return try translate(body)
+    }
+
+    func unsupported(_ expression: Any, _ reason: String) -> ModelStoreError {
+        .unsupportedQuery(entity: entityName, expression: describe(expression), reason: reason)
+    }
+
+    /// A short name for an expression: its type without module prefixes.
+    func describe(_ expression: Any) -> String {
+        String(describing: type(of: expression)).replacingOccurrences(of: "PredicateExpressions.", with: "")
+    }
+
+    // MARK: Constants
+
+    /// The stored form of a Swift value, as the column holding it stores it.
+    func constant(_ value: Any, _ expression: Any) throws -> QueryConstant {
+        if let identifier = value as? PersistentIdentifier {
+            // A row key is never 0 (keys are AUTOINCREMENT from 1): an
+            // identifier of no row here matches nothing.
+            return QueryConstant(value: .integer(rowKey(identifier) ?? 0), kind: nil, entity: identifier.entityName)
+        }
+        if let model = value as? any PersistentModel {
+            let identifier = model.persistentModelID
+            return QueryConstant(value: .integer(rowKey(identifier) ?? 0), kind: nil, entity: identifier.entityName)
+        }
+        if let optional = value as? any OptionalProtocol {
+            guard let wrapped = optional.wrappedValue else { return .null }
+            return try constant(wrapped, expression)
+        }
+        switch value {
+        case let value as Bool: return .bool(value)
+        case let value as String: return QueryConstant(value: .text(value), kind: .string)
+        case let value as Double: return QueryConstant(value: value.isNaN ? .text(notANumberText) : .real(value), kind: .double)
+        case let value as Float: return QueryConstant(value: value.isNaN ? .text(notANumberText) : .real(Double(value)), kind: .double)
+        case let value as Date: return QueryConstant(value: .real(value.timeIntervalSince1970), kind: .date)
+        case let value as UUID: return QueryConstant(value: .text(value.uuidString), kind: .uuid)
+        case let value as URL: return QueryConstant(value: .text(value.absoluteString), kind: .url)
+        case let value as Decimal: return QueryConstant(value: .text(value.description), kind: .decimal)
+        case let value as Data: return QueryConstant(value: .blob(value), kind: .data)
+        case let value as ComparisonResult: return QueryConstant(value: .integer(Int64(value.rawValue)), kind: .int)
+        case let value as any BinaryInteger:
+            guard let integer = Int64(exactly: value) else { throw unsupported(expression, "the integer \(value) does not fit in 64 bits") }
+            return QueryConstant(value: .integer(integer), kind: .int64)
+        case let value as any RawRepresentable: return try constant(value.rawValue, expression)
+        default:
+            throw unsupported(expression, "a value of type \(type(of: value)) cannot be compared in SQL")
+        }
+    }
+
+    /// The stored forms of a sequence's elements (for `list.contains(x)`).
+    func constants(_ value: Any, _ expression: Any) throws -> [QueryExpression]? {
+        guard let sequence = value as? any Sequence else { return nil }
+        return try elements(of: sequence).map { .constant(try constant($0, expression)) }
+    }
+
+    private func elements<S: Sequence>(of sequence: S) -> [Any] { sequence.map { $0 } }
+}
+
+/// Lets a translator unwrap an `Optional` held as `Any`.
+protocol OptionalProtocol {
+    var wrappedValue: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    var wrappedValue: Any? { self.map { $0 as Any } }
+}

@@ -1,0 +1,500 @@
+import Foundation
+
+/// A compiled SELECT: its SQL, with `?1`, `?2`, … for the bound values.
+struct CompiledQuery: Sendable {
+    var sql: String
+    var bindings: [SQLiteValue]
+
+    /// Binds the values to a prepared statement of `sql`.
+    func bind(to statement: Statement) throws {
+        for (index, value) in bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+    }
+}
+
+/// One key of an ORDER BY.
+struct QueryOrdering: Sendable {
+    enum Key: Sendable {
+        /// An attribute of the fetched entity, or of an object reached through to-one relationships.
+        case property(PropertyReference)
+        /// The row key: `persistentModelID`'s order within one entity.
+        case identifier
+    }
+
+    /// How strings compare: Swift's `<` (the default of `SortDescriptor` on
+    /// Linux), or `String.StandardComparator.lexical`.
+    enum StringOrder: Sendable { case swift, lexical }
+
+    var key: Key
+    var descending: Bool
+    var stringOrder: StringOrder = .swift
+}
+
+/// Turns `QueryExpression`s over one entity into SQL, resolving property
+/// names through the schema: to-one paths become LEFT JOINs, to-many
+/// questions correlated subqueries, and every value a bound parameter.
+/// Identifiers are always quoted; no value is ever part of the SQL text, so
+/// one query shape is one SQL text and one cached prepared statement.
+struct QuerySQLBuilder {
+    let schema: Schema
+    private(set) var bindings: [SQLiteValue] = []
+    private var frames: [Frame]
+    private var aliasCount = 0
+
+    /// The objects one scope ranges over: the fetched entity, or the
+    /// members of a to-many relationship in a subquery.
+    private struct Frame {
+        let entity: Schema.Entity
+        let alias: String
+        var joins: [String] = []
+        var joinAliases: [[String]: (alias: String, entity: Schema.Entity)] = [:]
+    }
+
+    /// A compiled operand and what it holds.
+    struct Term {
+        enum ValueType: Equatable {
+            /// A truth value (0 or 1).
+            case condition
+            /// A value of an attribute kind; nil when unknown (arithmetic on constants).
+            case value(ValueKind?)
+            /// A Codable attribute stored as JSON text.
+            case json
+            /// The row key of an object of the entity.
+            case key(String)
+            /// The nil literal.
+            case null
+        }
+
+        var sql: String
+        var type: ValueType
+        var isNullable: Bool
+        /// The text when the operand is a bound string constant.
+        var constantText: String? = nil
+    }
+
+    init(schema: Schema, entity: Schema.Entity) {
+        self.schema = schema
+        frames = [Frame(entity: entity, alias: "t0")]
+        aliasCount = 1
+    }
+
+    var rootAlias: String { frames[0].alias }
+    private var rootEntity: Schema.Entity { frames[0].entity }
+
+    /// `FROM "Entity" AS t0 LEFT JOIN …` with the joins the compiled parts need.
+    var fromClause: String {
+        ([ "FROM \(quoteIdentifier(rootEntity.name)) AS \(rootAlias)" ] + frames[0].joins).joined(separator: " ")
+    }
+
+    /// Builds `SELECT <columns> FROM … WHERE … ORDER BY … LIMIT … OFFSET …`.
+    /// `columns` receives the root alias. The order always ends with the row
+    /// key, so that equal keys keep the order of their rows.
+    /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
+    static func select(
+        schema: Schema, entity: Schema.Entity, columns: (String) -> String, where condition: QueryExpression?,
+        orderBy: [QueryOrdering], limit: Int?, offset: Int?
+    ) throws(ModelStoreError) -> CompiledQuery {
+        var builder = QuerySQLBuilder(schema: schema, entity: entity)
+        let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
+        let orderSQL = try builder.orderBy(orderBy)
+        var sql = "SELECT \(columns(builder.rootAlias)) \(builder.fromClause)"
+        if let whereSQL { sql += " WHERE \(whereSQL)" }
+        sql += " ORDER BY \(orderSQL)"
+        if limit != nil || (offset ?? 0) > 0 {
+            let limitValue = limit.map { Int64(max(0, $0)) } ?? -1
+            sql += " LIMIT \(builder.parameter(.integer(limitValue)))"
+            sql += " OFFSET \(builder.parameter(.integer(Int64(max(0, offset ?? 0)))))"
+        }
+        return CompiledQuery(sql: sql, bindings: builder.bindings)
+    }
+
+    /// Builds `SELECT count(*) FROM … WHERE …`.
+    /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
+    static func count(schema: Schema, entity: Schema.Entity, where condition: QueryExpression?) throws(ModelStoreError) -> CompiledQuery {
+        var builder = QuerySQLBuilder(schema: schema, entity: entity)
+        let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
+        var sql = "SELECT count(*) \(builder.fromClause)"
+        if let whereSQL { sql += " WHERE \(whereSQL)" }
+        return CompiledQuery(sql: sql, bindings: builder.bindings)
+    }
+
+    // MARK: Conditions
+
+    /// The SQL of a condition.
+    mutating func condition(_ expression: QueryExpression) throws(ModelStoreError) -> String {
+        let term = try compile(expression)
+        switch term.type {
+        case .condition: return term.sql
+        case .value(.bool), .value(nil): return term.sql
+        default: throw unsupported(expression, "it is not a condition")
+        }
+    }
+
+    /// The SQL of an ORDER BY list, ending with the row key.
+    mutating func orderBy(_ orderings: [QueryOrdering]) throws(ModelStoreError) -> String {
+        var terms: [String] = []
+        for ordering in orderings {
+            let direction = ordering.descending ? " DESC" : ""
+            switch ordering.key {
+            case .identifier:
+                terms.append("\(rootAlias).\(quoteIdentifier(primaryKeyColumn))\(direction)")
+            case .property(let reference):
+                let term = try property(reference)
+                var sql = term.sql
+                switch term.type {
+                case .value(.string):
+                    let collation = ordering.stringOrder == .lexical ? QueryFunctions.lexicalCollation : QueryFunctions.stringCollation
+                    sql += " COLLATE \(collation)"
+                case .value(.decimal): sql += " COLLATE \(QueryFunctions.decimalCollation)"
+                case .value(.bool), .json, .condition, .null:
+                    throw .unsupportedQuery(
+                        entity: rootEntity.name, expression: reference.path.joined(separator: "."),
+                        reason: "values of this type have no order (they are not Comparable)")
+                default: break
+                }
+                terms.append(sql + direction)
+            }
+        }
+        terms.append("\(rootAlias).\(quoteIdentifier(primaryKeyColumn))")
+        return terms.joined(separator: ", ")
+    }
+
+    // MARK: Expressions
+
+    mutating func compile(_ expression: QueryExpression) throws(ModelStoreError) -> Term {
+        switch expression {
+        case .constant(let constant):
+            return constantTerm(constant)
+        case .property(let reference):
+            return try property(reference)
+        case .identifier(let reference):
+            return try identifier(reference)
+        case .not(let operand):
+            return Term(sql: "NOT \(try condition(operand))", type: .condition, isNullable: false)
+        case .and(let lhs, let rhs):
+            return Term(sql: "(\(try condition(lhs)) AND \(try condition(rhs)))", type: .condition, isNullable: false)
+        case .or(let lhs, let rhs):
+            return Term(sql: "(\(try condition(lhs)) OR \(try condition(rhs)))", type: .condition, isNullable: false)
+        case .comparison(let lhs, let op, let rhs):
+            // A row key of another entity names no row of this one: decided
+            // before the constant is bound, so no parameter goes unused.
+            if case .constant(let constant) = rhs, let entity = constant.entity {
+                let left = try compile(lhs)
+                if case .key(let keyEntity) = left.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+                return try comparison(left, op, try compile(rhs), expression)
+            }
+            if case .constant(let constant) = lhs, let entity = constant.entity {
+                let right = try compile(rhs)
+                if case .key(let keyEntity) = right.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+                return try comparison(try compile(lhs), op, right, expression)
+            }
+            return try comparison(try compile(lhs), op, try compile(rhs), expression)
+        case .arithmetic(let lhs, let op, let rhs):
+            let (left, right) = (try compile(lhs), try compile(rhs))
+            let kind = arithmeticKind(left.type, right.type)
+            return Term(sql: "(\(left.sql) \(op.rawValue) \(right.sql))", type: .value(kind), isNullable: left.isNullable || right.isNullable)
+        case .negate(let operand):
+            let term = try compile(operand)
+            return Term(sql: "(- \(term.sql))", type: term.type, isNullable: term.isNullable)
+        case .isNil(let operand):
+            return Term(sql: "(\(try compile(operand).sql) IS NULL)", type: .condition, isNullable: false)
+        case .coalesce(let lhs, let rhs):
+            let (left, right) = (try compile(lhs), try compile(rhs))
+            return Term(sql: "coalesce(\(left.sql), \(right.sql))", type: left.type == .null ? right.type : left.type, isNullable: right.isNullable)
+        case .conditional(let test, let then, let otherwise):
+            let testSQL = try condition(test)
+            let (yes, no) = (try compile(then), try compile(otherwise))
+            return Term(
+                sql: "(CASE WHEN \(testSQL) THEN \(yes.sql) ELSE \(no.sql) END)", type: yes.type == .null ? no.type : yes.type,
+                isNullable: yes.isNullable || no.isNullable)
+        case .string(let operation, let lhs, let rhs):
+            return try string(operation, lhs, rhs, expression)
+        case .isIn(let value, let list):
+            return try isIn(value, list)
+        case .jsonArrayContains(let array, let element):
+            let (arrayTerm, elementTerm) = (try compile(array), try compile(element))
+            var comparison = "value = \(elementTerm.sql)"
+            if elementTerm.constantText.map(QueryFunctions.equalsOnlyItsBytes) == false {
+                comparison += " COLLATE \(QueryFunctions.stringCollation)"
+            }
+            return Term(
+                sql: "EXISTS (SELECT 1 FROM json_each(\(arrayTerm.sql)) WHERE \(comparison))", type: .condition,
+                isNullable: false)
+        case .jsonArrayCount(let array):
+            let term = try compile(array)
+            return Term(sql: "json_array_length(\(term.sql))", type: .value(.int), isNullable: term.isNullable)
+        case .toMany(let reference, let question):
+            return try toMany(reference, question)
+        }
+    }
+
+    mutating func parameter(_ value: SQLiteValue) -> String {
+        bindings.append(value)
+        return "?\(bindings.count)"
+    }
+
+    private mutating func constantTerm(_ constant: QueryConstant) -> Term {
+        if case .null = constant.value { return Term(sql: "NULL", type: .null, isNullable: true) }
+        var text: String?
+        if case .text(let value) = constant.value { text = value }
+        let kind = constant.kind ?? (text != nil ? .string : nil)
+        return Term(sql: parameter(constant.value), type: .value(kind), isNullable: false, constantText: text)
+    }
+
+    private func arithmeticKind(_ lhs: Term.ValueType, _ rhs: Term.ValueType) -> ValueKind? {
+        for type in [lhs, rhs] { if case .value(let kind?) = type, kind == .double || kind == .float { return .double } }
+        if case .value(let kind) = lhs, kind != nil { return kind }
+        if case .value(let kind) = rhs { return kind }
+        return nil
+    }
+
+    private mutating func comparison(
+        _ left: Term, _ op: QueryExpression.ComparisonOperator, _ right: Term, _ expression: QueryExpression
+    ) throws(ModelStoreError) -> Term {
+        if left.type == .null || right.type == .null {
+            let operand = left.type == .null ? right : left
+            switch op {
+            case .equal: return Term(sql: "(\(operand.sql) IS NULL)", type: .condition, isNullable: false)
+            case .notEqual: return Term(sql: "(\(operand.sql) IS NOT NULL)", type: .condition, isNullable: false)
+            default: throw unsupported(expression, "nil has no order")
+            }
+        }
+        if left.type == .json || right.type == .json {
+            throw unsupported(expression, "values stored as JSON can only be asked contains, count and isEmpty")
+        }
+        let kinds = [left.type, right.type].compactMap { type -> ValueKind? in
+            if case .value(let kind) = type { return kind }
+            return nil
+        }
+        var collation: String?
+        if kinds.contains(.decimal) {
+            collation = QueryFunctions.decimalCollation
+        } else if kinds.contains(.string) {
+            let constant = left.constantText ?? right.constantText
+            let byteEqualityIsExact = (op == .equal || op == .notEqual) && constant.map(QueryFunctions.equalsOnlyItsBytes) == true
+            if !byteEqualityIsExact { collation = QueryFunctions.stringCollation }
+        }
+        let collate = collation.map { " COLLATE \($0)" } ?? ""
+        let nullable = left.isNullable || right.isNullable
+        let sqlOperator: String
+        switch op {
+        case .equal: sqlOperator = nullable ? "IS" : "="
+        case .notEqual: sqlOperator = nullable ? "IS NOT" : "<>"
+        case .less: sqlOperator = "<"
+        case .lessOrEqual: sqlOperator = "<="
+        case .greater: sqlOperator = ">"
+        case .greaterOrEqual: sqlOperator = ">="
+        }
+        return Term(sql: "(\(left.sql) \(sqlOperator) \(right.sql)\(collate))", type: .condition, isNullable: false)
+    }
+
+    private func mismatchedKeys(_ op: QueryExpression.ComparisonOperator, _ expression: QueryExpression) throws(ModelStoreError) -> Term {
+        switch op {
+        case .equal: return Term(sql: "0", type: .condition, isNullable: false)
+        case .notEqual: return Term(sql: "1", type: .condition, isNullable: false)
+        default: throw unsupported(expression, "identifiers of different entities have no order")
+        }
+    }
+
+    private mutating func string(
+        _ operation: QueryExpression.StringOperation, _ lhs: QueryExpression, _ rhs: QueryExpression?,
+        _ expression: QueryExpression
+    ) throws(ModelStoreError) -> Term {
+        let base = try compile(lhs)
+        let other = try rhs.map { (rhs) throws(ModelStoreError) in try compile(rhs) }
+        let nullable = base.isNullable || (other?.isNullable ?? false)
+        func call(_ function: String) throws(ModelStoreError) -> String {
+            guard let other else { throw unsupported(expression, "\(operation.rawValue) needs a second string") }
+            return "\(function)(\(base.sql), \(other.sql))"
+        }
+        switch operation {
+        case .contains:
+            return Term(sql: try call(QueryFunctions.contains), type: .condition, isNullable: nullable)
+        case .startsWith:
+            return Term(sql: try call(QueryFunctions.startsWith), type: .condition, isNullable: nullable)
+        case .localizedStandardContains:
+            return Term(sql: try call(QueryFunctions.localizedStandardContains), type: .condition, isNullable: nullable)
+        case .caseInsensitiveCompare:
+            return Term(sql: try call(QueryFunctions.caseInsensitiveCompare), type: .value(.int), isNullable: nullable)
+        case .localizedCompare:
+            return Term(sql: try call(QueryFunctions.localizedCompare), type: .value(.int), isNullable: nullable)
+        case .count:
+            return Term(sql: "\(QueryFunctions.count)(\(base.sql))", type: .value(.int), isNullable: nullable)
+        case .isEmpty:
+            return Term(sql: "(\(base.sql) = '')", type: .condition, isNullable: nullable)
+        case .localizedLowercase:
+            return Term(sql: "\(QueryFunctions.localizedLowercase)(\(base.sql))", type: .value(.string), isNullable: nullable)
+        }
+    }
+
+    private mutating func isIn(_ value: QueryExpression, _ list: [QueryExpression]) throws(ModelStoreError) -> Term {
+        let term = try compile(value)
+        guard !list.isEmpty else { return Term(sql: "0", type: .condition, isNullable: false) }
+        var items: [Term] = []
+        for element in list { items.append(try compile(element)) }
+        var sql = term.sql
+        if case .value(let kind) = term.type {
+            if kind == .decimal {
+                sql += " COLLATE \(QueryFunctions.decimalCollation)"
+            } else if kind == .string, !items.allSatisfy({ $0.constantText.map(QueryFunctions.equalsOnlyItsBytes) == true }) {
+                sql += " COLLATE \(QueryFunctions.stringCollation)"
+            }
+        }
+        let listSQL = items.map(\.sql).joined(separator: ", ")
+        return Term(sql: "(\(sql) IN (\(listSQL)))", type: .condition, isNullable: false)
+    }
+
+    // MARK: Properties and relationships
+
+    /// The value of the property a reference names.
+    mutating func property(_ reference: PropertyReference) throws(ModelStoreError) -> Term {
+        guard let last = reference.path.last else { return try identifier(reference) }
+        let (alias, entity, throughRelationship) = try follow(reference, prefixCount: reference.path.count - 1)
+        if let attribute = entity.attribute(named: last) {
+            let column = "\(alias).\(quoteIdentifier(attribute.name))"
+            let type: Term.ValueType = attribute.representation == .json ? .json : .value(attribute.kind)
+            return Term(sql: column, type: type, isNullable: attribute.isOptional || throughRelationship)
+        }
+        if let relationship = entity.relationship(named: last) {
+            if relationship.isToMany {
+                throw .unsupportedQuery(
+                    entity: rootEntity.name, expression: reference.path.joined(separator: "."),
+                    reason: "a to-many relationship can only be asked contains, count, isEmpty, filter or allSatisfy")
+            }
+            return try toOneKey(relationship, of: entity, alias: alias, scope: reference.scope, prefix: Array(reference.path.dropLast()))
+        }
+        if last == "persistentModelID" { return try identifier(PropertyReference(scope: reference.scope, path: Array(reference.path.dropLast()))) }
+        throw .unknownProperty(entity: entity.name, property: last)
+    }
+
+    /// The row key of the object a reference leads to.
+    mutating func identifier(_ reference: PropertyReference) throws(ModelStoreError) -> Term {
+        let (alias, entity, through) = try follow(reference, prefixCount: reference.path.count)
+        return Term(sql: "\(alias).\(quoteIdentifier(primaryKeyColumn))", type: .key(entity.name), isNullable: through)
+    }
+
+    /// The key of a to-one relationship's object: its column when this
+    /// table holds the link, otherwise the joined object's row key.
+    private mutating func toOneKey(
+        _ relationship: Schema.Relationship, of entity: Schema.Entity, alias: String, scope: Int, prefix: [String]
+    ) throws(ModelStoreError) -> Term {
+        if let column = relationship.foreignKeyColumn {
+            return Term(sql: "\(alias).\(quoteIdentifier(column))", type: .key(relationship.destination), isNullable: true)
+        }
+        let (joined, _, _) = try follow(PropertyReference(scope: scope, path: prefix + [relationship.name]), prefixCount: prefix.count + 1)
+        return Term(sql: "\(joined).\(quoteIdentifier(primaryKeyColumn))", type: .key(relationship.destination), isNullable: true)
+    }
+
+    /// Joins the first `prefixCount` components of a reference (each a
+    /// to-one relationship) and returns the alias and entity reached, and
+    /// whether any relationship was followed.
+    private mutating func follow(
+        _ reference: PropertyReference, prefixCount: Int
+    ) throws(ModelStoreError) -> (alias: String, entity: Schema.Entity, throughRelationship: Bool) {
+        guard frames.indices.contains(reference.scope) else {
+            throw .unsupportedQuery(entity: rootEntity.name, expression: reference.path.joined(separator: "."), reason: "it refers to a variable out of scope")
+        }
+        var alias = frames[reference.scope].alias
+        var entity = frames[reference.scope].entity
+        for index in 0..<prefixCount {
+            let name = reference.path[index]
+            let key = Array(reference.path[0...index])
+            if let joined = frames[reference.scope].joinAliases[key] {
+                (alias, entity) = joined
+                continue
+            }
+            guard let relationship = entity.relationship(named: name) else {
+                if entity.attribute(named: name) != nil {
+                    throw .unsupportedQuery(entity: rootEntity.name, expression: reference.path.joined(separator: "."), reason: "\(name) is an attribute, not a relationship")
+                }
+                throw .unknownProperty(entity: entity.name, property: name)
+            }
+            guard !relationship.isToMany, let destination = schema.entity(named: relationship.destination) else {
+                throw .unsupportedQuery(
+                    entity: rootEntity.name, expression: reference.path.joined(separator: "."),
+                    reason: "\(name) is a to-many relationship; ask it contains, count, isEmpty, filter or allSatisfy")
+            }
+            let next = nextAlias()
+            let on: String
+            switch relationship.storage {
+            case .foreignKey(let column, _):
+                on = "\(next).\(quoteIdentifier(primaryKeyColumn)) = \(alias).\(quoteIdentifier(column))"
+            case .inverseForeignKey:
+                guard let inverse = relationship.inverseName.flatMap(destination.relationship(named:)),
+                    let column = inverse.foreignKeyColumn
+                else { throw unresolved(relationship, entity) }
+                on = "\(next).\(quoteIdentifier(column)) = \(alias).\(quoteIdentifier(primaryKeyColumn))"
+            case .joinTable, .unresolved:
+                throw unresolved(relationship, entity)
+            }
+            frames[reference.scope].joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(next) ON \(on)")
+            frames[reference.scope].joinAliases[key] = (next, destination)
+            (alias, entity) = (next, destination)
+        }
+        return (alias, entity, prefixCount > 0)
+    }
+
+    private mutating func toMany(
+        _ reference: PropertyReference, _ question: QueryExpression.ToManyQuery
+    ) throws(ModelStoreError) -> Term {
+        guard let name = reference.path.last else {
+            throw .unsupportedQuery(entity: rootEntity.name, expression: "", reason: "no relationship named")
+        }
+        let (alias, entity, _) = try follow(reference, prefixCount: reference.path.count - 1)
+        guard let relationship = entity.relationship(named: name) else { throw .unknownProperty(entity: entity.name, property: name) }
+        guard relationship.isToMany, let destination = schema.entity(named: relationship.destination) else {
+            throw .unsupportedQuery(
+                entity: rootEntity.name, expression: reference.path.joined(separator: "."), reason: "\(name) is not a to-many relationship")
+        }
+        let member = nextAlias()
+        let key = quoteIdentifier(primaryKeyColumn)
+        var from: String
+        var link: String
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse = relationship.inverseName.flatMap(destination.relationship(named:)), let column = inverse.foreignKeyColumn
+            else { throw unresolved(relationship, entity) }
+            from = "\(quoteIdentifier(destination.name)) AS \(member)"
+            link = "\(member).\(quoteIdentifier(column)) = \(alias).\(key)"
+        case .joinTable(let table, let isSource):
+            let links = nextAlias()
+            let (own, other) = isSource ? (JoinTableColumn.source, JoinTableColumn.target) : (JoinTableColumn.target, JoinTableColumn.source)
+            from = "\(quoteIdentifier(table)) AS \(links) JOIN \(quoteIdentifier(destination.name)) AS \(member) ON \(member).\(key) = \(links).\(quoteIdentifier(other))"
+            link = "\(links).\(quoteIdentifier(own)) = \(alias).\(key)"
+        case .foreignKey, .unresolved:
+            throw unresolved(relationship, entity)
+        }
+        frames.append(Frame(entity: destination, alias: member))
+        defer { frames.removeLast() }
+        func subquery(_ select: String, _ condition: String?) -> String {
+            let joins = frames[frames.count - 1].joins
+            let fromSQL = ([from] + joins).joined(separator: " ")
+            return "(SELECT \(select) FROM \(fromSQL) WHERE \(link)\(condition.map { " AND \($0)" } ?? ""))"
+        }
+        switch question {
+        case .any(let test):
+            let condition = try test.map { (test) throws(ModelStoreError) in try self.condition(test) }
+            return Term(sql: "EXISTS \(subquery("1", condition))", type: .condition, isNullable: false)
+        case .all(let test):
+            let condition = try self.condition(test)
+            return Term(sql: "NOT EXISTS \(subquery("1", "NOT coalesce(\(condition), 0)"))", type: .condition, isNullable: false)
+        case .count(let test):
+            let condition = try test.map { (test) throws(ModelStoreError) in try self.condition(test) }
+            return Term(sql: subquery("count(*)", condition), type: .value(.int), isNullable: false)
+        }
+    }
+
+    private mutating func nextAlias() -> String {
+        defer { aliasCount += 1 }
+        return "t\(aliasCount)"
+    }
+
+    private func unresolved(_ relationship: Schema.Relationship, _ entity: Schema.Entity) -> ModelStoreError {
+        .unsupportedQuery(
+            entity: rootEntity.name, expression: "\(entity.name).\(relationship.name)",
+            reason: "the relationship's storage is not known (the schema was not resolved)")
+    }
+
+    private func unsupported(_ expression: QueryExpression, _ reason: String) -> ModelStoreError {
+        .unsupportedQuery(entity: rootEntity.name, expression: String(describing: expression), reason: reason)
+    }
+}

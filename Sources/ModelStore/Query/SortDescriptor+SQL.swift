@@ -1,0 +1,82 @@
+import Foundation
+
+extension QueryOrdering {
+    /// The ORDER BY key of a sort descriptor: an attribute of `T`, an
+    /// attribute reached through to-one relationships (`\Stop.trip?.name`),
+    /// or `persistentModelID`.
+    /// - Throws: `ModelStoreError.unsupportedQuery` for a descriptor built
+    ///   from a comparator instead of a key path, or a key path that names no
+    ///   stored attribute.
+    init<T: PersistentModel>(_ descriptor: SortDescriptor<T>) throws {
+        guard let keyPath = descriptor.keyPath else {
+            throw ModelStoreError.unsupportedQuery(
+                entity: T.entityName, expression: "SortDescriptor", reason: "it has no key path (a comparator cannot run in SQL)")
+        }
+        descending = descriptor.order == .reverse
+        // Foundation on Linux knows one string comparator besides Swift's
+        // `<` (used when there is none): `.lexical`.
+        stringOrder = descriptor.stringComparator == nil ? .swift : .lexical
+        if keyPath == \T.persistentModelID {
+            key = .identifier
+        } else if let path = SortKeyPaths.propertyPath(of: keyPath, in: T.self) {
+            key = .property(PropertyReference(path: path))
+        } else {
+            throw ModelStoreError.unsupportedQuery(
+                entity: T.entityName, expression: "SortDescriptor(\(keyPath))",
+                reason: "the key path names no stored attribute of \(T.entityName) or of an object it reaches through to-one relationships")
+        }
+    }
+}
+
+/// Maps a sort key path to property names.
+///
+/// A key path of one component is compared with the model's property key
+/// paths. Key paths do not expose their components, and one composed with
+/// `appending(path:)` does not compare equal to the literal
+/// `\Stop.trip?.name`, so a longer key path is matched through its
+/// description, whose components (`<computed 0x… (Type)>` for the generated
+/// accessors) are the same text as those of the single properties'
+/// descriptions within one process. A key path that matches nothing is
+/// refused, never guessed.
+enum SortKeyPaths {
+    static func propertyPath(of keyPath: AnyKeyPath, in type: any PersistentModel.Type) -> [String]? {
+        if let property = type._$persistentProperties.first(where: { $0.keyPath == keyPath }) {
+            return property.attribute != nil ? [property.name] : nil
+        }
+        let description = String(describing: keyPath)
+        let prefix = rootPrefix(of: type)
+        guard description.hasPrefix(prefix) else { return nil }
+        return match(Substring(description.dropFirst(prefix.count)), in: type, depth: 0)
+    }
+
+    private static func match(_ rest: Substring, in type: any PersistentModel.Type, depth: Int) -> [String]? {
+        guard depth < 8 else { return nil }
+        let prefix = rootPrefix(of: type)
+        for property in type._$persistentProperties {
+            let component = String(describing: property.keyPath)
+            guard component.hasPrefix(prefix) else { continue }
+            let text = component.dropFirst(prefix.count)
+            guard rest.hasPrefix(text) else { continue }
+            var remainder = rest.dropFirst(text.count)
+            if property.attribute != nil {
+                // An attribute ends the path (an optional chain ends with "?").
+                if remainder.isEmpty || remainder == "?" { return [property.name] }
+                continue
+            }
+            guard let relationship = property.relationship, !relationship.isToMany,
+                let destination = property.destinationType
+            else { continue }
+            if remainder.hasPrefix("?") || remainder.hasPrefix("!") { remainder = remainder.dropFirst() }
+            guard remainder.hasPrefix(".") else { continue }
+            if let tail = match(remainder.dropFirst(), in: destination, depth: depth + 1) {
+                return [property.name] + tail
+            }
+        }
+        return nil
+    }
+
+    /// `\Trip.`: how the description of a key path rooted at `type` begins.
+    private static func rootPrefix(of type: any PersistentModel.Type) -> String {
+        "\\\(String(describing: type))."
+    }
+}

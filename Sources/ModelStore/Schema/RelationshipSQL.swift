@@ -1,0 +1,83 @@
+/// The SQL that reads and writes a relationship's links, from its resolved
+/// schema (storage) and its inverse's. Shared by the typed context and the
+/// dynamic layer, so that both read and write links the same way. Pure string
+/// building: names are quoted, keys are bound.
+enum RelationshipSQL {
+    /// `IN (…)` over a JSON array of keys bound as one parameter.
+    static let inKeys = "IN (SELECT value FROM json_each(?))"
+
+    /// `SELECT holder, related` for the holders whose keys are bound at
+    /// parameter 1 as a JSON array (see `jsonKeys`), one row per link. Nil
+    /// when the relationship's storage is not resolved.
+    static func linkedKeys(_ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderTable: String) -> String? {
+        let key = quoteIdentifier(primaryKeyColumn)
+        switch relationship.storage {
+        case .foreignKey(let column, _):
+            return "SELECT \(key), \(quoteIdentifier(column)) FROM \(quoteIdentifier(holderTable)) "
+                + "WHERE \(key) \(inKeys) AND \(quoteIdentifier(column)) IS NOT NULL"
+        case .inverseForeignKey:
+            guard let column = inverse?.foreignKeyColumn else { return nil }
+            return "SELECT \(quoteIdentifier(column)), \(key) FROM \(quoteIdentifier(relationship.destination)) "
+                + "WHERE \(quoteIdentifier(column)) \(inKeys)"
+        case .joinTable(let name, let isSource):
+            let (holderSide, otherSide) =
+                isSource ? (JoinTableColumn.source, JoinTableColumn.target) : (JoinTableColumn.target, JoinTableColumn.source)
+            return "SELECT \(quoteIdentifier(holderSide)), \(quoteIdentifier(otherSide)) FROM \(quoteIdentifier(name)) "
+                + "WHERE \(quoteIdentifier(holderSide)) \(inKeys)"
+        case .unresolved:
+            return nil
+        }
+    }
+
+    /// A SELECT of the destination's rows related to the holders whose keys
+    /// are bound at parameter 1 (one key, or with `manyHolders` a JSON array
+    /// of keys), with `destinationSlots`' columns (see
+    /// `SchemaSQL.selectColumns`), the holder's key as the last column, in
+    /// the relationship's order. Nil when the storage is not resolved.
+    static func relatedRows(
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationSlots: [Schema.PropertySlot],
+        manyHolders: Bool
+    ) -> String? {
+        let match = manyHolders ? inKeys : "= ?"
+        let columns = SchemaSQL.selectColumns(destinationSlots, qualifier: "t")
+        let table = "\(quoteIdentifier(relationship.destination)) AS t"
+        let key = quoteIdentifier(primaryKeyColumn)
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard case .foreignKey(let column, let orderColumn)? = inverse?.storage else { return nil }
+            let link = "t.\(quoteIdentifier(column))"
+            let order = orderColumn.map { "t.\(quoteIdentifier($0)), " } ?? ""
+            return "SELECT \(columns), \(link) FROM \(table) WHERE \(link) \(match) ORDER BY \(link), \(order)t.\(key)"
+        case .joinTable(let name, let isSource):
+            let (holderSide, otherSide, order) =
+                isSource
+                ? (JoinTableColumn.source, JoinTableColumn.target, JoinTableColumn.sourceOrder)
+                : (JoinTableColumn.target, JoinTableColumn.source, JoinTableColumn.targetOrder)
+            let link = "j.\(quoteIdentifier(holderSide))"
+            return "SELECT \(columns), \(link) FROM \(table) JOIN \(quoteIdentifier(name)) AS j "
+                + "ON j.\(quoteIdentifier(otherSide)) = t.\(key) WHERE \(link) \(match) "
+                + "ORDER BY \(link), j.\(quoteIdentifier(order)), t.\(key)"
+        case .foreignKey:
+            // A to-one held in the holder's row: the related rows by key.
+            return "SELECT \(columns), t.\(key) FROM \(table) WHERE t.\(key) \(match) ORDER BY t.\(key)"
+        case .unresolved:
+            return nil
+        }
+    }
+
+    /// A scalar subquery that counts the objects a to-many holds for the
+    /// holder whose key is the SQL expression `holderKey`. Nil for a to-one
+    /// or unresolved storage.
+    static func countExpression(_ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderKey: String) -> String? {
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard relationship.isToMany, let column = inverse?.foreignKeyColumn else { return nil }
+            return "(SELECT count(*) FROM \(quoteIdentifier(relationship.destination)) WHERE \(quoteIdentifier(column)) = \(holderKey))"
+        case .joinTable(let name, let isSource):
+            let holderSide = isSource ? JoinTableColumn.source : JoinTableColumn.target
+            return "(SELECT count(*) FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(holderSide)) = \(holderKey))"
+        case .foreignKey, .unresolved:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `export STORE [ENTITY …] --format json|jsonl|csv [--output FILE]`.
+struct Export: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Export the store (json: schema and every object, relationships included) or one entity (jsonl, csv).",
+        discussion: """
+            json is lossless and is what import reads: the schema record, then per entity every object \
+            with its key (Entity:ID), typed attribute values (dates as seconds since 1970, Data as base64, \
+            decimals as strings, Codable values as JSON) and relationships (to-one as a key, to-many as an \
+            ordered list of keys). jsonl and csv export the rows of one entity, streaming (csv: attributes \
+            and to-ones as Entity:ID).
+
+            Examples:
+              store-tool export trips.store --format json --output trips.json
+              store-tool export trips.store Stop --format csv > stops.csv
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case json, jsonl, csv }
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Only these entities (jsonl and csv: exactly one).") var entities: [String] = []
+    @Option(help: "json, jsonl or csv.") var format: Format = .json
+    @Option(help: "Write to this file instead of standard output.") var output: String?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            let chosen = try entities.map { try store.entity(named: $0) }
+            let selected = chosen.isEmpty ? store.schema.entities : chosen
+            if format != .json && selected.count != 1 {
+                throw ToolError.badInput("--format \(format.rawValue) exports one entity; name it, such as: export STORE Trip --format \(format.rawValue)")
+            }
+            var descriptor = STDOUT_FILENO
+            if let output {
+                descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+                guard descriptor >= 0 else {
+                    throw ToolError(status: .failure, message: "cannot write \(output): \(String(cString: strerror(errno)))")
+                }
+            }
+            defer { if descriptor != STDOUT_FILENO { close(descriptor) } }
+            let sink = Output(fileDescriptor: descriptor)
+            switch format {
+            case .json: try exportJSON(store, selected, sink)
+            case .jsonl:
+                let entity = selected[0]
+                let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+                try store.forEach(query) { sink.line(DynamicExchange.record($0, entity: entity)) }
+            case .csv:
+                let entity = selected[0]
+                let fields = entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
+                let writer = ObjectWriter(format: .csv, fields: fields, output: sink)
+                try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { writer.write($0) }
+                writer.finish()
+            }
+            sink.flush()
+            if sink.failed { throw ToolError(status: .failure, message: "the export could not be written completely") }
+        }
+    }
+
+    /// The schema record, then every object of each entity, streamed.
+    private func exportJSON(_ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output) throws {
+        sink.line(try DynamicExchange.header(schema: store.schema))
+        for (index, entity) in entities.enumerated() {
+            sink.line((index == 0 ? "" : ",") + DynamicExchange.quote(entity.name) + ":[")
+            var first = true
+            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+            try store.forEach(query) { object in
+                sink.line((first ? "" : ",") + DynamicExchange.record(object, entity: entity))
+                first = false
+            }
+            sink.line("]")
+        }
+        sink.line("}}")
+    }
+}
+
+/// `import STORE FILE [--dry-run]`.
+struct Import: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Import a JSON export into a store (created from the export's schema when it does not exist).",
+        discussion: """
+            Every record is checked against the store's schema first (unknown entities and properties, \
+            values of the wrong type, missing required values, dangling relationship keys, repeated \
+            unique values); every problem is printed, one line each, and nothing is written. Then all \
+            objects are inserted in one transaction with new keys, relationships and their order kept.
+
+            Examples:
+              store-tool import copy.store trips.json
+              store-tool import trips.store more-trips.json --dry-run
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The JSON export to read.") var file: String
+    @Flag(help: "Check and run the import, then roll it back.") var dryRun = false
+
+    func run() throws {
+        try reporting {
+            do {
+                try importFile()
+            } catch DynamicStoreError.invalidImport(let problems) {
+                for problem in problems { Terminal.error(problem) }
+                Terminal.error(
+                    "\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(file); nothing was imported")
+                throw ExitCode(ExitStatus.badInput.rawValue)
+            }
+        }
+    }
+
+    private func importFile() throws {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ToolError.badInput("cannot read the import file \(file)")
+        }
+        let export = try DynamicExportFile(data: data)
+        let result: DynamicImportResult
+        var created = false
+        if FileManager.default.fileExists(atPath: options.store) {
+            let store = try options.open(readOnly: false)
+            result = try store.importObjects(export, dryRun: dryRun)
+        } else {
+            // A new store from the export's schema; a dry run builds it in a
+            // temporary folder, and a failed import leaves no file behind.
+            let folder = FileManager.default.temporaryDirectory.appending(path: "store-tool-import-\(UUID().uuidString)")
+            let path = dryRun ? folder.appending(path: "dry-run.store").path(percentEncoded: false) : options.store
+            if dryRun { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
+            defer { if dryRun { try? FileManager.default.removeItem(at: folder) } }
+            do {
+                result = try importIntoNewStore(path, export)
+            } catch {
+                if !dryRun { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+                throw error
+            }
+            created = true
+        }
+        let total = result.counts.reduce(0) { $0 + $1.count }
+        let details = result.counts.filter { $0.count > 0 }.map { "\($0.entity) \($0.count)" }.joined(separator: ", ")
+        let summary = "\(total) object\(total == 1 ? "" : "s")" + (details.isEmpty ? "" : " (\(details))")
+        if dryRun {
+            print("dry run: would import \(summary)\(created ? " into a new store" : ""); nothing was written")
+        } else {
+            print("imported \(summary)\(created ? " into the new store \(options.store)" : "")")
+        }
+    }
+
+    private func importIntoNewStore(_ path: String, _ export: DynamicExportFile) throws -> DynamicImportResult {
+        let store = try DynamicStore.create(path: path, schema: export.schema)
+        return try store.importObjects(export, dryRun: dryRun)
+    }
+}

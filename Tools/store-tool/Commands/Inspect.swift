@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `info STORE`.
+struct Info: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the store's format, schema version, fingerprint, entities with counts, size and journal mode.",
+        discussion: "Examples:\n  store-tool info trips.store\n  store-tool info trips.store --scripts Migrations")
+
+    @OptionGroup var options: StoreOptions
+    @Option(help: "table (text) or json.") var format: OutputFormat?
+    @Option(help: "A folder of migration scripts: lists those not applied yet.") var scripts: String?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            var counts: [(String, Int)] = []
+            for entity in store.schema.entities { counts.append((entity.name, try store.count(entity.name))) }
+            let recorded = store.metadata["schemaFingerprint"].flatMap { value -> String? in
+                if case .text(let text) = value { return text }
+                return nil
+            } ?? "none"
+            let fingerprintNote = recorded == store.schema.fingerprint ? "matches the schema record" : "differs from the schema record's \(store.schema.fingerprint)"
+            let migration = try StoreMigrator(
+                storeAt: URL(filePath: options.store), scriptsFolder: scripts.map { URL(filePath: $0) }
+            ).status()
+            let lastMigration = migration.applied.last.map { applied in
+                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(applied.kind)) at "
+                    + ISO8601DateFormatter().string(from: applied.appliedAt)
+            } ?? "none recorded"
+            let pending =
+                scripts == nil
+                ? "unknown (give --scripts DIR)"
+                : (migration.pending.isEmpty ? "none" : migration.pending.map(\.fileName).joined(separator: ", "))
+            let output = Output()
+            if OutputFormat.resolved(format) == .table {
+                output.line("File:            \(store.path) (\(store.fileSize) bytes)")
+                output.line("Format:          \(store.formatVersion)")
+                output.line("Schema version:  \(store.schema.version)")
+                output.line("Fingerprint:     \(recorded) (\(fingerprintNote))")
+                output.line("Store id:        \(store.storeIdentifier)")
+                output.line("Journal mode:    \(try store.journalMode())")
+                output.line("Last migration:  \(lastMigration)")
+                output.line("Pending scripts: \(pending)")
+                output.line("Entities:")
+                let width = counts.map(\.0.count).max() ?? 0
+                for (name, count) in counts {
+                    output.line("  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  \(count) object\(count == 1 ? "" : "s")")
+                }
+            } else {
+                let entities = counts.map { "{\"name\":\(JSONText.string($0.0)),\"count\":\($0.1)}" }.joined(separator: ",")
+                output.line(
+                    "{\"path\":\(JSONText.string(store.path)),\"fileSize\":\(store.fileSize),\"format\":\(store.formatVersion),"
+                        + "\"schemaVersion\":\(JSONText.string(store.schema.version.description)),"
+                        + "\"fingerprint\":\(JSONText.string(recorded)),\"storeIdentifier\":\(JSONText.string(store.storeIdentifier)),"
+                        + "\"journalMode\":\(JSONText.string(try store.journalMode())),\"lastMigration\":\(JSONText.string(lastMigration)),"
+                        + "\"pendingScripts\":\(JSONText.string(pending)),\"entities\":[\(entities)]}")
+            }
+            output.flush()
+        }
+    }
+
+    /// The last row of the migration history, when the store has one.
+}
+
+/// `sql STORE "SELECT …"`.
+struct SQL: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run one read-only SQL statement (for power users); statements that write are refused.",
+        discussion: "Example:\n  store-tool sql trips.store 'SELECT name, date(startDate, \"unixepoch\") FROM Trip'")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "One SELECT (or another read-only statement).") var statement: String
+    @Option(help: "table, json, jsonl or csv.") var format: OutputFormat?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open(readOnly: true)
+            let output = Output()
+            let format = OutputFormat.resolved(format)
+            var rows = 0
+            var columnNames: [String] = []
+            try store.readOnlyQuery(statement) { columns, row in
+                columnNames = columns
+                let cells = row.map(sqlText)
+                switch format {
+                case .json, .jsonl:
+                    let object = "{" + zip(columns, row).map { JSONText.string($0) + ":" + sqlJSON($1) }.joined(separator: ",") + "}"
+                    output.line(format == .jsonl ? object : (rows == 0 ? "[" : ",") + object)
+                case .csv:
+                    if rows == 0 { output.line(columns.map(csvCell).joined(separator: ",")) }
+                    output.line(cells.map(csvCell).joined(separator: ","))
+                case .table:
+                    if rows == 0 { output.line(columns.joined(separator: "|")) }
+                    output.line(cells.joined(separator: "|"))
+                }
+                rows += 1
+            }
+            if format == .json { output.line(rows == 0 ? "[]" : "]") }
+            if format == .csv && rows == 0 && !columnNames.isEmpty { output.line(columnNames.map(csvCell).joined(separator: ",")) }
+            output.flush()
+        }
+    }
+}
+
+/// `backup STORE FILE`.
+struct Backup: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Copy the store consistently through SQLite's backup API.",
+        discussion: "Example:\n  store-tool backup trips.store trips-2025-06-01.store")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The new file (must not exist).") var destination: String
+
+    func run() throws {
+        try reporting {
+            let store = try options.open(readOnly: true)
+            try store.backup(to: destination) { done, total in Terminal.progress("backup: pages", done, total) }
+            print("backed up \(store.path) to \(destination)")
+        }
+    }
+}
+
+/// A SQLite value as text.
+func sqlText(_ value: SQLiteValue) -> String {
+    switch value {
+    case .null: "NULL"
+    case .integer(let value): String(value)
+    case .real(let value): "\(value)"
+    case .text(let value): value
+    case .blob(let value): "x'" + value.map { String(format: "%02x", $0) }.joined() + "'"
+    }
+}
+
+private func sqlJSON(_ value: SQLiteValue) -> String {
+    switch value {
+    case .null: "null"
+    case .integer(let value): String(value)
+    case .real(let value) where value.isFinite: "\(value)"
+    default: JSONText.string(sqlText(value))
+    }
+}
+
+/// A CSV cell, quoted when needed.
+func csvCell(_ text: String) -> String {
+    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `list STORE ENTITY`.
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "List the objects of an entity, streaming.",
+        discussion: """
+            Example:
+              store-tool list trips.store Trip --where 'status == "booked" and stops.count > 1' --sort startDate:desc --limit 10
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The entity.") var entity: String
+    @Option(name: .customLong("where"), help: "A filter, such as 'age > 30 and name contains \"x\"'.") var filter: String?
+    @Option(help: "Sort keys: KEY[:desc],… (a property, a.b through to-ones, or id).") var sort: String?
+    @Option(help: "At most this many objects.") var limit: Int?
+    @Option(help: "Skip this many objects first.") var offset: Int?
+    @Option(help: "The properties to show: a,b,… (all by default).") var fields: String?
+    @Option(help: "table, json, jsonl or csv.") var format: OutputFormat?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            let entity = try store.entity(named: self.entity)
+            let fields = try selectedFields(fields, of: entity, in: store)
+            let query = DynamicQuery(
+                entity: entity.name, filter: filter, sort: sort.map(splitList) ?? [], limit: limit, offset: offset)
+            let output = Output()
+            let writer = ObjectWriter(format: OutputFormat.resolved(format), fields: fields, output: output)
+            try store.explained { try store.forEach(query) { writer.write($0) } }
+            writer.finish()
+        }
+    }
+}
+
+/// `count STORE ENTITY`.
+struct Count: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Count the objects of an entity.",
+        discussion: "Example:\n  store-tool count trips.store Trip --where 'budget != nil'")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The entity.") var entity: String
+    @Option(name: .customLong("where"), help: "A filter.") var filter: String?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            let count = try store.explained { try store.count(entity, filter: filter) }
+            print(count)
+        }
+    }
+}
+
+/// `show STORE Entity:ID`.
+struct Show: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show one object with its relationships followed to a depth.",
+        discussion: "Example:\n  store-tool show trips.store Trip:1 --depth 1")
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The object, Entity:ID.") var object: String
+    @Option(help: "How many relationship levels to follow.") var depth: Int = 0
+    @Option(help: "table or json.") var format: OutputFormat?
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            let id = try store.objectID(object)
+            let root = try store.existingObject(id)
+            let output = Output()
+            if OutputFormat.resolved(format) == .table {
+                var shown: Set<ObjectID> = []
+                try printTree(root, store: store, depth: max(0, depth), indent: "", shown: &shown, output: output)
+            } else {
+                var shown: Set<ObjectID> = []
+                output.line(try jsonTree(root, store: store, depth: max(0, depth), shown: &shown))
+            }
+            output.flush()
+        }
+    }
+
+    private func printTree(
+        _ object: DynamicObject, store: DynamicStore, depth: Int, indent: String, shown: inout Set<ObjectID>, output: Output
+    ) throws {
+        shown.insert(object.id)
+        let entity = try store.entity(named: object.id.entity)
+        output.line(indent + object.id.description)
+        let names = store.fieldNames(entity)
+        let width = names.map(\.count).max() ?? 0
+        for name in names {
+            let value = object[name] ?? .null
+            output.line(indent + "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + ValueText.format(value))
+            guard depth > 0 else { continue }
+            for related in relatedIDs(value) where !shown.contains(related) {
+                guard let child = try store.object(related) else { continue }
+                try printTree(child, store: store, depth: depth - 1, indent: indent + "    ", shown: &shown, output: output)
+            }
+        }
+    }
+
+    private func jsonTree(_ object: DynamicObject, store: DynamicStore, depth: Int, shown: inout Set<ObjectID>) throws -> String {
+        shown.insert(object.id)
+        let entity = try store.entity(named: object.id.entity)
+        var parts = ["\"id\":" + JSONText.string(object.id.description)]
+        for name in store.fieldNames(entity) {
+            let value = object[name] ?? .null
+            var text = JSONText.value(value)
+            if depth > 0 {
+                let ids = relatedIDs(value)
+                if !ids.isEmpty {
+                    var children: [String] = []
+                    for related in ids {
+                        if !shown.contains(related), let child = try store.object(related) {
+                            children.append(try jsonTree(child, store: store, depth: depth - 1, shown: &shown))
+                        } else {
+                            children.append(JSONText.string(related.description))
+                        }
+                    }
+                    if case .objects = value { text = "[" + children.joined(separator: ",") + "]" } else { text = children[0] }
+                }
+            }
+            parts.append(JSONText.string(name) + ":" + text)
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+
+    private func relatedIDs(_ value: DynamicValue) -> [ObjectID] {
+        switch value {
+        case .object(let id): [id]
+        case .objects(let ids): ids
+        default: []
+        }
+    }
+}
+
+/// Splits `a,b, c` into names.
+func splitList(_ text: String) -> [String] {
+    text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+}
+
+/// The fields `--fields` names, checked against the entity.
+func selectedFields(_ text: String?, of entity: Schema.Entity, in store: DynamicStore) throws -> [String] {
+    let all = store.fieldNames(entity)
+    guard let text else { return all }
+    return try splitList(text).filter { $0 != "id" }.map { name in
+        guard all.contains(name) else {
+            throw ToolError.badInput(
+                ModelStoreError.unknownProperty(entity: entity.name, property: name).description
+                    + Suggestions.didYouMean(store.suggestions(forProperty: name, of: entity)))
+        }
+        return name
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `schema STORE [ENTITY]`.
+struct SchemaCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "schema",
+        abstract: "Show the entities, attributes and relationships the store records, or draw them.",
+        discussion: """
+            Examples:
+              store-tool schema trips.store
+              store-tool schema trips.store Trip --format json
+              store-tool schema trips.store --format mermaid > schema.mmd
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, mermaid, dot }
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Only this entity.") var entity: String?
+    @Option(help: "text, json, mermaid or dot.") var format: Format = .text
+
+    func run() throws {
+        try reporting {
+            let store = try options.open()
+            let entities = try entity.map { [try store.entity(named: $0)] } ?? store.schema.entities
+            let output = Output()
+            switch format {
+            case .text: text(entities, output)
+            case .json:
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                let value = entity == nil ? try encoder.encode(store.schema) : try encoder.encode(entities)
+                output.line(String(decoding: value, as: UTF8.self))
+            case .mermaid: mermaid(entities, output)
+            case .dot: dot(entities, output)
+            }
+            output.flush()
+        }
+    }
+
+    private func typeText(_ attribute: Schema.Attribute) -> String {
+        var name = attribute.swiftType
+        if name.hasPrefix("Optional<"), name.hasSuffix(">") { name = String(name.dropFirst(9).dropLast()) }
+        return name + (attribute.isOptional && !name.hasSuffix("?") ? "?" : "")
+    }
+
+    private func text(_ entities: [Schema.Entity], _ output: Output) {
+        for (index, entity) in entities.enumerated() {
+            if index > 0 { output.line("") }
+            output.line(entity.name)
+            let width = (entity.attributes.map(\.name) + entity.relationships.map(\.name)).map(\.count).max() ?? 0
+            for attribute in entity.attributes {
+                var notes = [attribute.kind.rawValue]
+                if attribute.representation == .rawValue { notes.append("raw value") }
+                if attribute.representation == .json { notes.append("JSON") }
+                notes += attribute.options.map(\.name)
+                if let original = attribute.originalName { notes.append("was \(original)") }
+                output.line("  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                    + typeText(attribute) + "  (" + notes.joined(separator: ", ") + ")")
+            }
+            for relationship in entity.relationships {
+                let type = relationship.isToMany ? "[\(relationship.destination)]" : relationship.destination + (relationship.isOptional ? "?" : "")
+                var notes = [relationship.isToMany ? "to-many" : "to-one", "delete rule \(relationship.deleteRule.rawValue)"]
+                notes.append(relationship.inverseName.map { "inverse \(relationship.destination).\($0)" } ?? "no inverse")
+                if let minimum = relationship.minimumModelCount, minimum > 0 { notes.append("min \(minimum)") }
+                if let maximum = relationship.maximumModelCount, maximum > 0 { notes.append("max \(maximum)") }
+                output.line("  " + relationship.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + type
+                    + "  (" + notes.joined(separator: ", ") + ")")
+            }
+        }
+    }
+
+    /// Relationships drawn once per pair: from the side that sorts first.
+    private func drawnRelationships(_ entities: [Schema.Entity]) -> [(Schema.Entity, Schema.Relationship, Schema.Relationship?)] {
+        var result: [(Schema.Entity, Schema.Relationship, Schema.Relationship?)] = []
+        let all = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
+        for entity in entities {
+            for relationship in entity.relationships {
+                let inverse = relationship.inverseName.flatMap { all[relationship.destination]?.relationship(named: $0) }
+                if let inverse, (relationship.destination, inverse.name) < (entity.name, relationship.name), all[relationship.destination] != nil {
+                    continue
+                }
+                result.append((entity, relationship, inverse))
+            }
+        }
+        return result
+    }
+
+    private func mermaidName(_ name: String) -> String {
+        name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" } ? name : "\"" + name.replacingOccurrences(of: "\"", with: "'") + "\""
+    }
+
+    private func mermaid(_ entities: [Schema.Entity], _ output: Output) {
+        output.line("erDiagram")
+        for entity in entities {
+            output.line("    \(mermaidName(entity.name)) {")
+            for attribute in entity.attributes {
+                output.line("        \(attribute.kind.rawValue) \(mermaidName(attribute.name))\(attribute.isUnique ? " UK" : "")")
+            }
+            output.line("    }")
+        }
+        for (entity, relationship, inverse) in drawnRelationships(entities) {
+            let near = inverse.map { $0.isToMany ? "}o" : "|o" } ?? "|o"
+            let far = relationship.isToMany ? "o{" : "o|"
+            let label = ([relationship.name] + (inverse.map { [$0.name] } ?? [])).joined(separator: " / ")
+            output.line("    \(mermaidName(entity.name)) \(near)--\(far) \(mermaidName(relationship.destination)) : \"\(label)\"")
+        }
+    }
+
+    private func dotText(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "{", with: "\\{").replacingOccurrences(of: "}", with: "\\}")
+            .replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "<", with: "\\<").replacingOccurrences(of: ">", with: "\\>")
+    }
+
+    private func dot(_ entities: [Schema.Entity], _ output: Output) {
+        output.line("digraph schema {")
+        output.line("    node [shape=record];")
+        for entity in entities {
+            let fields = entity.attributes.map { dotText("\($0.name): \(typeText($0))") }.joined(separator: "\\l")
+            output.line("    \"\(dotText(entity.name))\" [label=\"{\(dotText(entity.name))|\(fields)\\l}\"];")
+        }
+        for (entity, relationship, inverse) in drawnRelationships(entities) {
+            let label = ([relationship.name] + (inverse.map { [$0.name] } ?? [])).joined(separator: " / ")
+            let heads = (inverse?.isToMany == true ? "crow" : "none", relationship.isToMany ? "crow" : "tee")
+            output.line("    \"\(dotText(entity.name))\" -> \"\(dotText(relationship.destination))\" [label=\"\(dotText(label))\", dir=both, arrowtail=\(heads.0), arrowhead=\(heads.1)];")
+        }
+        output.line("}")
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `set STORE Entity:ID key=value …`.
+struct SetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "set",
+        abstract: "Set properties of an object (strictly typed, validated, one transaction); prints before and after.",
+        discussion: """
+            Values are parsed by the property's type: integers, numbers, true/false, ISO 8601 dates \
+            (2025-05-14 or 2025-05-14T09:30:00Z), UUIDs, enum raw values, JSON for Codable values, base64 \
+            for Data. key=nil sets nil; key:=JSON takes a JSON value (notes:="nil" is the text "nil"). \
+            Relationships: rel=Entity:ID, rel=nil, rel+=Entity:ID, rel-=Entity:ID, rel=Stop:1,Stop:2.
+
+            Example:
+              store-tool set trips.store Trip:1 status=booked notes="Ryokan booked" stops+=Stop:4
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The object, Entity:ID.") var object: String
+    @Argument(help: "Edits: key=value, key+=Entity:ID, key-=Entity:ID, key:=JSON.") var edits: [String]
+    @Flag(help: "Show the effect and change nothing.") var dryRun = false
+    @Option(help: "table or json.") var format: OutputFormat?
+
+    func run() throws {
+        try reporting {
+            guard !edits.isEmpty else { throw ToolError.badInput("give at least one edit, such as name=Lisbon") }
+            let store = try options.open(readOnly: false)
+            let id = try store.objectID(object)
+            let parsed = try edits.map { try DynamicEdit(parsing: $0) }
+            let result = try store.explained { try store.update(id, parsed, dryRun: dryRun) }
+            printResult(result, store: store, format: format, dryRun: dryRun)
+        }
+    }
+}
+
+/// `insert STORE ENTITY key=value …`.
+struct Insert: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Insert a new object; prints its Entity:ID.",
+        discussion: """
+            Every non-optional attribute must be given (the store records no default values).
+
+            Example:
+              store-tool insert trips.store Trip name=Porto destination=Portugal startDate=2026-04-01 tags='[]' status=planned
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "The entity.") var entity: String
+    @Argument(help: "Values: key=value, rel=Entity:ID, key:=JSON.") var edits: [String] = []
+    @Flag(help: "Show the effect and change nothing.") var dryRun = false
+
+    func run() throws {
+        try reporting {
+            let store = try options.open(readOnly: false)
+            let parsed = try edits.map { try DynamicEdit(parsing: $0) }
+            let result = try store.explained { try store.insert(entity, parsed, dryRun: dryRun) }
+            print(dryRun ? "dry run: would insert \(result.id); nothing was written" : result.id.description)
+        }
+    }
+}
+
+/// `delete STORE Entity:ID… | ENTITY --where FILTER`.
+struct Delete: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Delete objects with the store's delete rules; prints the plan first and needs --yes to write.",
+        discussion: """
+            Examples:
+              store-tool delete trips.store Trip:3
+              store-tool delete trips.store Trip --where 'startDate < "2025-01-01"' --yes
+            """)
+
+    @OptionGroup var options: StoreOptions
+    @Argument(help: "Objects (Entity:ID …), or an entity with --where.") var targets: [String]
+    @Option(name: .customLong("where"), help: "Delete the objects of the entity this filter selects.") var filter: String?
+    @Flag(help: "Delete (without it, only the plan is shown).") var yes = false
+    @Flag(help: "Run the delete and roll it back.") var dryRun = false
+
+    func run() throws {
+        try reporting {
+            guard !targets.isEmpty else { throw ToolError.badInput("name the objects (Trip:1) or an entity with --where") }
+            let store = try options.open(readOnly: !(yes || dryRun))
+            let ids: [ObjectID]
+            if targets.count == 1, ObjectID(targets[0]) == nil {
+                guard let filter else {
+                    throw ToolError.badInput("to delete objects of \(targets[0]), give --where FILTER (--where 'true' is not allowed; list them by id)")
+                }
+                ids = try store.explained { try store.objectIDs(targets[0], filter: filter) }
+            } else {
+                guard filter == nil else { throw ToolError.badInput("--where needs an entity, not object identifiers") }
+                ids = try targets.map { try store.objectID($0) }
+            }
+            let plan = try store.deletePlan(ids)
+            printPlan(plan)
+            if plan.isBlocked {
+                let first = plan.blocked[0]
+                throw ModelStoreError.deleteDenied(
+                    object: first.object.description, relationship: first.relationship, blockers: first.blockers.map(\.description))
+            }
+            guard !ids.isEmpty else { return }
+            if dryRun {
+                try store.delete(ids, dryRun: true)
+                print("dry run: nothing was deleted")
+            } else if yes {
+                try store.delete(ids)
+                print("deleted \(plan.deleted.count) object\(plan.deleted.count == 1 ? "" : "s")")
+            } else {
+                print("nothing was deleted; add --yes to delete")
+            }
+        }
+    }
+
+    private func printPlan(_ plan: DynamicDeletePlan) {
+        let output = Output()
+        output.line("delete \(plan.deleted.count) object\(plan.deleted.count == 1 ? "" : "s"): " + plan.deleted.map(\.description).joined(separator: ", "))
+        if !plan.nullified.isEmpty {
+            output.line("nullify \(plan.nullified.count) link\(plan.nullified.count == 1 ? "" : "s"): " + plan.nullified.map { "\($0.object).\($0.property)" }.joined(separator: ", "))
+        }
+        for block in plan.blocked {
+            output.line("blocked: \(block.object).\(block.relationship) (delete rule deny) still holds " + block.blockers.map(\.description).joined(separator: ", "))
+        }
+        output.flush()
+    }
+}
+
+/// Prints an edit's before and after.
+func printResult(_ result: DynamicWriteResult, store: DynamicStore, format: OutputFormat?, dryRun: Bool) {
+    let output = Output()
+    let fields = (try? store.entity(named: result.id.entity)).map(store.fieldNames) ?? []
+    if OutputFormat.resolved(format) == .table {
+        let width = fields.map(\.count).max() ?? 0
+        output.line(result.id.description + (dryRun ? " (dry run: nothing was written)" : ""))
+        for field in fields {
+            let after = ValueText.format(result.after[field] ?? .null)
+            let before = result.before.map { ValueText.format($0[field] ?? .null) }
+            let name = field.padding(toLength: width, withPad: " ", startingAt: 0)
+            if let before, before != after {
+                output.line("  \(name)  \(before) -> \(after)")
+            } else {
+                output.line("  \(name)  \(after)")
+            }
+        }
+    } else {
+        let before = result.before.map { JSONText.object($0, fields: fields) } ?? "null"
+        output.line("{\"dryRun\":\(dryRun),\"before\":\(before),\"after\":\(JSONText.object(result.after, fields: fields))}")
+    }
+    output.flush()
+}

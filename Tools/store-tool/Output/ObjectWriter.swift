@@ -1,0 +1,121 @@
+import ModelStore
+
+/// Prints a stream of objects in one format, in constant memory: a table
+/// measures its columns on the first rows and then streams with those
+/// widths (a longer value widens only its own row).
+final class ObjectWriter {
+    private let format: OutputFormat
+    private let fields: [String]
+    private let output: Output
+    private var count = 0
+    private var pending: [[String]] = []
+    private var widths: [Int]?
+    /// How many rows a table measures before it starts printing.
+    private let measuredRows = 100
+
+    /// - Parameters:
+    ///   - fields: the properties to print, in order (`id` is always first).
+    init(format: OutputFormat, fields: [String], output: Output) {
+        self.format = format
+        self.fields = fields
+        self.output = output
+    }
+
+    private var header: [String] { ["id"] + fields }
+
+    /// Prints (or, for a table's first rows, holds) one object.
+    func write(_ object: DynamicObject) {
+        defer { count += 1 }
+        switch format {
+        case .jsonl:
+            output.line(JSONText.object(object, fields: fields))
+        case .json:
+            output.line((count == 0 ? "[" : ",") + JSONText.object(object, fields: fields))
+        case .csv:
+            if count == 0 { output.line(header.map(csvField).joined(separator: ",")) }
+            let row = [object.id.description] + fields.map { field -> String in
+                if case .count(let count)? = object[field] { return String(count) }
+                return ValueText.format(object[field] ?? .null)
+            }
+            output.line(row.map(csvField).joined(separator: ","))
+        case .table:
+            let row = cells(object)
+            if widths != nil {
+                printRow(row)
+            } else {
+                pending.append(row)
+                if pending.count >= measuredRows { startTable() }
+            }
+        }
+    }
+
+    /// Ends the output (a JSON array's bracket, a table's held rows).
+    func finish() {
+        switch format {
+        case .json: output.line(count == 0 ? "[]" : "]")
+        case .table:
+            if widths == nil { startTable() }
+            if count == 0 { output.line("(no objects)") }
+        case .csv where count == 0: output.line(header.map(csvField).joined(separator: ","))
+        default: break
+        }
+        output.flush()
+    }
+
+    private func cells(_ object: DynamicObject) -> [String] {
+        [object.id.description] + fields.map { ValueText.format(object[$0] ?? .null) }
+    }
+
+    private func startTable() {
+        guard !pending.isEmpty || count == 0 else { return }
+        var widths = header.map(\.count)
+        for row in pending {
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+        }
+        widths = widths.map { min($0, 60) }
+        self.widths = widths
+        let total = widths.reduce(0, +) + 2 * (widths.count - 1)
+        isVertical = Terminal.outputIsTerminal && total > Terminal.width
+        if !isVertical && !pending.isEmpty {
+            printRow(header)
+            output.line(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  "))
+        }
+        for row in pending { printRow(row) }
+        pending = []
+    }
+
+    private var isVertical = false
+
+    private func printRow(_ row: [String]) {
+        guard let widths else { return }
+        if isVertical {
+            // One field per line: the row is wider than the terminal.
+            let nameWidth = header.map(\.count).max() ?? 0
+            output.line(row[0])
+            for (name, cell) in zip(header.dropFirst(), row.dropFirst()) {
+                output.line("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + oneLine(cell))
+            }
+            return
+        }
+        var line = ""
+        for (index, cell) in row.enumerated() {
+            let text = oneLine(cell)
+            if index > 0 { line += "  " }
+            line += text
+            if index < row.count - 1 { line += String(repeating: " ", count: max(0, widths[index] - displayWidth(text))) }
+        }
+        output.line(line)
+    }
+
+    private func oneLine(_ text: String) -> String {
+        text.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
+            .replacingOccurrences(of: "\0", with: "\\0")
+    }
+
+    private func displayWidth(_ text: String) -> Int { text.count }
+
+    private func csvField(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

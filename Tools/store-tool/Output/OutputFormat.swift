@@ -1,0 +1,65 @@
+import ArgumentParser
+import ModelStore
+
+/// How objects are printed.
+enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
+    /// Aligned columns; on a terminal, one field per line when a row is too wide.
+    case table
+    /// One JSON array of objects.
+    case json
+    /// One JSON object per line.
+    case jsonl
+    /// Comma-separated values with a header row (RFC 4180 quoting).
+    case csv
+
+    /// `table` on a terminal, `jsonl` when piped.
+    static func resolved(_ format: OutputFormat?) -> OutputFormat {
+        format ?? (Terminal.outputIsTerminal ? .table : .jsonl)
+    }
+}
+
+/// JSON text written by hand, so that objects stream without building a tree.
+enum JSONText {
+    /// A JSON string literal.
+    static func string(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+
+    /// A value as JSON: numbers and Bools as themselves, JSON values
+    /// embedded, everything else as its readable text.
+    static func value(_ value: DynamicValue) -> String {
+        switch value {
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .int(let value): String(value)
+        case .double(let value) where value.isFinite: ValueText.format(.double(value))
+        case .json(let text): text
+        case .count(let count): String(count)
+        case .objects(let ids): "[" + ids.map { string($0.description) }.joined(separator: ",") + "]"
+        default: string(ValueText.format(value))
+        }
+    }
+
+    /// An object as one JSON object: `id` first, then `fields` in order.
+    static func object(_ object: DynamicObject, fields: [String]) -> String {
+        var parts = ["\"id\":" + string(object.id.description)]
+        for field in fields {
+            parts.append(string(field) + ":" + value(object[field] ?? .null))
+        }
+        return "{" + parts.joined(separator: ",") + "}"
+    }
+}

@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// `store-tool`: inspects and edits any ModelStore store from the command
+/// line, without the app's code, through the library's dynamic layer.
+@main
+struct StoreTool: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "store-tool",
+        abstract: "Inspect and edit a ModelStore store without the app's code.",
+        discussion: """
+            Objects are named Entity:ID (Trip:1). Inspection opens the store read-only; every write is \
+            one transaction and takes --dry-run. Output formats: table (the default on a terminal), \
+            json, jsonl (the default when piped), csv.
+
+            Exit codes: 0 success, 1 check found problems, 2 bad input, 3 object not found, \
+            4 cannot open the store, 5 newer store format, 6 store locked, 7 refused by the store's \
+            rules, 8 other failure, 64 command-line usage.
+            """,
+        subcommands: [
+            Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
+            Export.self, Import.self, Check.self, SQL.self, Backup.self, Migrate.self,
+        ])
+}
+
+/// The store argument and how long to wait for a lock, shared by every command.
+struct StoreOptions: ParsableArguments {
+    @Argument(help: "The store file.")
+    var store: String
+
+    @Option(help: "Seconds to wait for another process's lock before giving up.")
+    var wait: Double = 5
+
+    /// Opens the store; read-only unless the command writes.
+    func open(readOnly: Bool = true) throws -> DynamicStore {
+        try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(Int(max(0, wait) * 1000)))
+    }
+}
+
+extension DynamicStore {
+    /// Runs `body`, adding "did you mean" to an unknown property.
+    func explained<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch ModelStoreError.unknownProperty(let entityName, let property) {
+            let candidates = schema.entity(named: entityName).map { suggestions(forProperty: property, of: $0) } ?? []
+            throw ToolError.badInput(
+                ModelStoreError.unknownProperty(entity: entityName, property: property).description
+                    + Suggestions.didYouMean(candidates))
+        }
+    }
+
+    /// The identifier in `text`, checked against the schema.
+    func objectID(_ text: String) throws -> ObjectID {
+        guard let id = ObjectID(text) else { throw DynamicStoreError.invalidIdentifier(text) }
+        _ = try entity(named: id.entity)
+        return id
+    }
+
+    /// The property names of an entity in schema order (attributes, then relationships).
+    func fieldNames(_ entity: Schema.Entity) -> [String] {
+        entity.attributes.map(\.name) + entity.relationships.map(\.name)
+    }
+}

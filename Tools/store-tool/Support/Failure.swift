@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import ModelStore
+
+/// store-tool's exit codes, documented in the README.
+enum ExitStatus: Int32 {
+    /// Everything worked (for `check`: no problems).
+    case success = 0
+    /// `check` found problems.
+    case problemsFound = 1
+    /// Bad input: an unknown entity or property, a value that does not
+    /// parse, a malformed filter, sort key, identifier or edit, an import
+    /// file that does not fit the schema, SQL that writes.
+    case badInput = 2
+    /// The object named does not exist.
+    case notFound = 3
+    /// The store cannot be opened: a missing file, not SQLite, not a store.
+    case cannotOpen = 4
+    /// The store was written by a newer ModelStore.
+    case newerFormat = 5
+    /// Another process holds the store's lock longer than `--wait`.
+    case locked = 6
+    /// The store's rules refuse the change: a required or unique value, a
+    /// relationship count, a `.deny` delete rule, a dangling reference.
+    case refused = 7
+    /// Any other failure (I/O, a damaged file).
+    case failure = 8
+}
+
+/// Runs a command's body; any error becomes one line on stderr and its
+/// exit status. Nothing is written when a write command fails: writes are
+/// one transaction.
+func reporting(_ body: () throws -> Void) throws {
+    do {
+        try body()
+    } catch let exit as ExitCode {
+        throw exit
+    } catch {
+        let (status, message) = describe(error)
+        Terminal.error(message)
+        throw ExitCode(status.rawValue)
+    }
+}
+
+/// The exit status and one-line message for an error.
+func describe(_ error: any Error) -> (ExitStatus, String) {
+    switch error {
+    case let error as DynamicStoreError:
+        switch error {
+        case .objectNotFound: return (.notFound, error.description)
+        case .validationFailed: return (.refused, error.description)
+        default: return (.badInput, error.description)
+        }
+    case let error as ModelStoreError:
+        switch error {
+        case .cannotOpen, .notADatabase, .notAModelStore: return (.cannotOpen, error.description)
+        case .newerFormat: return (.newerFormat, error.description)
+        case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
+        case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
+        case .invalidMigrationScript: return (.badInput, oneLine(error.description))
+        case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
+            return (.refused, oneLine(error.description))
+        case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:
+            return (.locked, lockedMessage(underlying))
+        case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.constraint:
+            return (.refused, oneLine(error.description))
+        default: return (.failure, oneLine(error.description))
+        }
+    case let error as SQLiteError:
+        if error.primaryCode == SQLiteError.busy { return (.locked, lockedMessage(error)) }
+        if error.primaryCode == SQLiteError.constraint { return (.refused, oneLine(error.description)) }
+        return (.failure, oneLine(error.description))
+    case let error as ToolError:
+        return (error.status, error.message)
+    default:
+        return (.failure, oneLine("\(error)"))
+    }
+}
+
+private func lockedMessage(_ error: SQLiteError) -> String {
+    "the store \(error.path ?? "") is locked by another process; try again later or raise --wait"
+}
+
+private func oneLine(_ text: String) -> String {
+    text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "; ")
+}
+
+/// An error of the tool itself, with its exit status.
+struct ToolError: Error {
+    let status: ExitStatus
+    let message: String
+
+    static func badInput(_ message: String) -> ToolError { ToolError(status: .badInput, message: message) }
+}

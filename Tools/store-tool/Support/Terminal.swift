@@ -1,0 +1,88 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+import Foundation
+
+/// What store-tool knows about where its output goes.
+enum Terminal {
+    /// True when standard output is a terminal.
+    static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    /// True when standard error is a terminal: progress is shown only then.
+    static var errorIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// The terminal's width in columns (`COLUMNS` wins), 80 when unknown.
+    static var width: Int {
+        if let columns = ProcessInfo.processInfo.environment["COLUMNS"].flatMap(Int.init), columns > 0 { return columns }
+        var size = winsize()
+        if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+
+    /// Writes `store-tool: error: MESSAGE` as one line on stderr.
+    static func error(_ message: String) {
+        let line = message.replacingOccurrences(of: "\n", with: " ")
+        FileHandle.standardError.write(Data("store-tool: error: \(line)\n".utf8))
+    }
+
+    /// Writes a note on stderr (plans of dry runs go to stdout instead).
+    static func note(_ message: String) {
+        FileHandle.standardError.write(Data("\(message)\n".utf8))
+    }
+
+    /// Shows `label done/total` on stderr, in place, only on a terminal.
+    static func progress(_ label: String, _ done: Int, _ total: Int) {
+        guard errorIsTerminal else { return }
+        FileHandle.standardError.write(Data("\r\(label) \(done)/\(total)\u{1B}[K".utf8))
+        if done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+/// Buffered writes to standard output (or a file), so that a million rows
+/// cost a few thousand writes; flushed when done and before anything goes
+/// to stderr.
+final class Output {
+    private var buffer: [UInt8] = []
+    private let fileDescriptor: Int32
+    /// On a terminal every line shows at once.
+    private let flushesEachLine: Bool
+    /// True once a write failed (a full disk, a closed pipe).
+    private(set) var failed = false
+
+    /// Writes to `fileDescriptor`, standard output by default.
+    init(fileDescriptor: Int32 = STDOUT_FILENO) {
+        self.fileDescriptor = fileDescriptor
+        flushesEachLine = fileDescriptor == STDOUT_FILENO && Terminal.outputIsTerminal
+        buffer.reserveCapacity(1 << 16)
+    }
+
+    deinit { flush() }
+
+    /// Appends `text` and a newline.
+    func line(_ text: String) {
+        buffer.append(contentsOf: text.utf8)
+        buffer.append(10)
+        if flushesEachLine || buffer.count >= 1 << 16 { flush() }
+    }
+
+    /// Writes what is buffered.
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        buffer.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(fileDescriptor, base + offset, bytes.count - offset)
+                if written <= 0 {
+                    failed = true
+                    break
+                }
+                offset += written
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+}
