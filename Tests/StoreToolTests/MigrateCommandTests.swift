@@ -44,6 +44,16 @@ struct MigrateCommandTests {
         #expect((json["applied"] as? [Any])?.count ?? 0 >= 2)
     }
 
+    @Test("baseline records the scripts as applied without running them")
+    func baseline() throws {
+        let fixture = try Fixture()
+        let run = try fixture.run("migrate", fixture.path, "--scripts", migrationsFolder, "--baseline")
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Pending:         none"))
+        let notes = try fixture.run("list", fixture.path, "Trip", "--where", "notes != nil", "--format", "csv")
+        #expect(!notes.stdout.contains("Pack a rain jacket"), "the scripts did not run")
+    }
+
     @Test("bad input: a missing scripts folder, a changed script")
     func badInput() throws {
         let fixture = try Fixture()

@@ -17,6 +17,7 @@ struct Migrate: ParsableCommand {
               store-tool migrate trips.store --status --scripts Migrations
               store-tool migrate trips.store --scripts Migrations --plan
               store-tool migrate trips.store --scripts Migrations --to 0002
+              store-tool migrate trips.store --scripts Migrations --baseline
             """)
 
     @OptionGroup var options: StoreOptions
@@ -24,6 +25,8 @@ struct Migrate: ParsableCommand {
     @Flag(help: "Show the store's format, schema version, applied and pending scripts; change nothing.")
     var status = false
     @Flag(help: "Show what would be done, with its SQL; change nothing.") var plan = false
+    @Flag(help: "Record the scripts (up to --to) as applied without running them: for a store whose app code already made those changes.")
+    var baseline = false
     @Option(help: "Apply scripts up to this version (all when omitted).") var to: String?
     @Flag(help: "Apply every pending script in one transaction instead of one each.") var oneTransaction = false
     @Flag(help: "Skip the snapshot taken before the first step.") var noSnapshot = false
@@ -33,7 +36,9 @@ struct Migrate: ParsableCommand {
     func validate() throws {
         guard ["text", "json"].contains(format) else { throw ValidationError("--format must be text or json") }
         if !status && scripts == nil { throw ValidationError("--scripts DIR is required (or use --status)") }
-        if status && plan { throw ValidationError("--status and --plan cannot be combined") }
+        if [status, plan, baseline].filter({ $0 }).count > 1 {
+            throw ValidationError("--status, --plan and --baseline cannot be combined")
+        }
     }
 
     func run() throws {
@@ -56,6 +61,9 @@ struct Migrate: ParsableCommand {
                 try show(try migrator.status())
             } else if plan {
                 try show(try migrator.plan(to: to))
+            } else if baseline {
+                try migrator.baseline(through: to)
+                try show(try migrator.status())
             } else {
                 let result = try migrator.apply(to: to) { progress in Terminal.note(progress.description) }
                 try show(result)
