@@ -15,12 +15,13 @@ do {
 var scale = options.smoke ? Scale.smoke : Scale.full
 if let rows = options.rows { scale = scale.withRows(rows) }
 let rounds = options.rounds ?? (options.smoke ? 1 : 7)
-let known = Set(Catalog.all.map(\.number))
+let catalog = Catalog.all(scale)
+let known = Set(catalog.map(\.number))
 if let unknown = options.workloads.first(where: { !known.contains($0) }) {
     FileHandle.standardError.write(Data("no workload \(unknown); there are \(known.sorted())\n".utf8))
     exit(64)
 }
-let selected = Catalog.all.filter { options.workloads.isEmpty || options.workloads.contains($0.number) }
+let selected = catalog.filter { options.workloads.isEmpty || options.workloads.contains($0.number) }
 
 func log(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 

@@ -60,6 +60,23 @@ final class RawDatabase {
         return statement
     }
 
+    /// The details of `EXPLAIN QUERY PLAN` for a statement, one line per
+    /// step of the plan (e.g. `SEARCH t0 USING INDEX Item_rank (rank>? AND
+    /// rank<?)`). Parameters stay unbound: SQLite plans without their values.
+    func queryPlan(_ sql: String) throws -> [String] {
+        let statement = try prepare("EXPLAIN QUERY PLAN " + sql)
+        defer { sqlite3_finalize(statement) }
+        var details: [String] = []
+        while true {
+            let code = sqlite3_step(statement)
+            guard code == SQLITE_ROW else {
+                try check(code, "EXPLAIN QUERY PLAN " + sql)
+                return details
+            }
+            details.append(statement.text(at: 3))
+        }
+    }
+
     /// Throws unless `code` is OK, ROW or DONE.
     func check(_ code: Int32, _ what: @autoclosure () -> String) throws {
         guard code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE else {

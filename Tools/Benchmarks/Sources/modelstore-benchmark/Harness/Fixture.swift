@@ -39,6 +39,18 @@ enum Fixture {
         try db.commit()
     }
 
+    /// Workload 6's index on `Item.rank`. The `Item` model cannot declare
+    /// an index yet (`#Index` is being added on another branch), so the
+    /// index is created with plain SQL on the store file after ModelStore
+    /// created it, the same for every contender.
+    static let rankIndexSQL = #"CREATE INDEX "Item_rank" ON "Item" ("rank")"#
+
+    /// Creates `rankIndexSQL`'s index with raw C.
+    static func createRankIndex(path: String) throws {
+        let db = try RawDatabase(path: path)
+        try db.execute(rankIndexSQL)
+    }
+
     static let insertParentSQL = #"INSERT INTO "Parent" ("name") VALUES (?)"#
     static let insertChildSQL = #"INSERT INTO "Child" ("name", "value", "parent", "_parent_order") VALUES (?, ?, ?, ?)"#
 

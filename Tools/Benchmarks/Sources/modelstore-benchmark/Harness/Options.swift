@@ -14,8 +14,8 @@ struct Options {
           --smoke        tiny sizes and 1 timed round, to prove every workload runs and is right
           --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
           --n N          objects for workloads 1-5 (default 100000; 200 with --smoke); workload 7 scales its
-                         parents with it (N/10 at the default sizes)
-          --workload W   run only workload W (repeatable)
+                         parents with it (N/10 at the default sizes), workloads 6 and 8 their rows (10 N)
+          --workload W   run only workload W (repeatable; 6 and 8 have two variants each, both run)
           --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
                          raw, grdb-statement, grdb-record, observable, plain
           --json PATH    where to write the results (default benchmark-results.json)

@@ -72,3 +72,14 @@ func formatRatio(_ ratio: Double) -> String {
 func formatNumber(_ value: Double) -> String {
     value == value.rounded() ? String(Int(value)) : String(value)
 }
+
+/// "1,000,000": a count with thousands separators.
+func formatCount(_ count: Int) -> String {
+    let digits = Array(String(count.magnitude))
+    var text = ""
+    for (index, digit) in digits.enumerated() {
+        if index > 0 && (digits.count - index) % 3 == 0 { text.append(",") }
+        text.append(digit)
+    }
+    return count < 0 ? "-" + text : text
+}

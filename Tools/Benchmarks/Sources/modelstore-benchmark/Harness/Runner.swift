@@ -48,7 +48,8 @@ struct Runner {
         let modelStore = results.first { $0.contender == .modelStore }
         let met = modelStore.flatMap { result -> Bool? in
             guard result.failures.isEmpty, let seconds = result.medianSeconds else { return nil }
-            return workload.target.isMet(medianSeconds: seconds, medianRatio: result.medianRatio)
+            return workload.target.isMet(
+                medianSeconds: seconds, medianRatio: result.medianRatio, medianPeakBytes: result.medianPeakBytes)
         }
         return WorkloadResults(
             number: workload.number, title: workload.title, baseline: workload.baseline,

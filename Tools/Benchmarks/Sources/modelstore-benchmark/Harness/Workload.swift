@@ -40,18 +40,23 @@ enum Target {
     case ratio(Double)
     /// Under this many milliseconds (median time).
     case underMilliseconds(Double)
+    /// A peak resident memory of the timed part under this many MiB (median
+    /// of the rounds' peaks; unmet where /proc cannot tell).
+    case peakUnderMebibytes(Double)
 
     var label: String {
         switch self {
         case .ratio(let ratio): "≤\(formatRatio(ratio))×"
         case .underMilliseconds(let ms): "<\(formatNumber(ms)) ms"
+        case .peakUnderMebibytes(let mebibytes): "<\(formatNumber(mebibytes)) MiB peak"
         }
     }
 
-    func isMet(medianSeconds: Double, medianRatio: Double?) -> Bool {
+    func isMet(medianSeconds: Double, medianRatio: Double?, medianPeakBytes: Int?) -> Bool {
         switch self {
         case .ratio(let limit): (medianRatio ?? .infinity) <= limit
         case .underMilliseconds(let ms): medianSeconds * 1000 < ms
+        case .peakUnderMebibytes(let mebibytes): medianPeakBytes.map { Double($0) < mebibytes * 1_048_576 } ?? false
         }
     }
 }
@@ -86,13 +91,20 @@ struct Scale: Codable {
     var parents: Int
     /// Children of each parent in workload 7 (at most 1,000).
     var childrenPerParent: Int
+    /// Rows in the store of workload 6 and of workload 8's larger size
+    /// (workload 8's smaller size is a tenth of it).
+    var largeRows: Int
+    /// `enumerate`'s batch size in workload 8.
+    var enumerationBatch: Int
     /// Rows of the table that workload 11 migrates.
     var migrationRows: Int = 1_000_000
 
     static let full = Scale(
-        rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10)
+        rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10,
+        largeRows: 1_000_000, enumerationBatch: 5_000)
     static let smoke = Scale(
-        rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3, migrationRows: 200)
+        rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3,
+        largeRows: 2_000, enumerationBatch: 64, migrationRows: 200)
 
     /// Scales every size in proportion to a new row count.
     func withRows(_ rows: Int) -> Scale {
@@ -101,6 +113,7 @@ struct Scale: Codable {
         copy.lookups = min(lookups, rows)
         copy.parents = max(1, parents * rows / self.rows)
         copy.migrationRows = max(1, migrationRows * rows / self.rows)
+        copy.largeRows = max(1, largeRows * rows / self.rows)
         return copy
     }
 }
