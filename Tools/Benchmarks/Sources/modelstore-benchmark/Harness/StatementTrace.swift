@@ -8,7 +8,7 @@ import CSQLiteBench
 /// an auto-extension (`sqlite3_auto_extension`: process-wide, called for
 /// every connection opened while it is registered) installs a
 /// `SQLITE_TRACE_PROFILE` callback on each new connection; the callback
-/// records every statement's SQL text and step counters when it finishes.
+/// records every statement's SQL text and full-scan steps when it finishes.
 /// Only for untimed checks, on one thread: the runner runs nothing else
 /// meanwhile.
 enum StatementTrace {
@@ -20,8 +20,6 @@ enum StatementTrace {
         /// in a full scan (0 when every table was searched through an index
         /// or by key).
         let fullScanSteps: Int
-        /// `SQLITE_STMTSTATUS_SORT`: sorts (a temporary B-tree for ORDER BY).
-        let sorts: Int
     }
 
     /// What the callback recorded; only touched from the runner's thread.
@@ -36,8 +34,7 @@ enum StatementTrace {
         let handle = OpaquePointer(statement)
         StatementTrace.records.append(Record(
             sql: sqlite3_sql(handle).map { String(cString: $0) } ?? "",
-            fullScanSteps: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0)),
-            sorts: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_SORT, 0))))
+            fullScanSteps: Int(sqlite3_stmt_status(handle, SQLITE_STMTSTATUS_FULLSCAN_STEP, 0))))
         return 0
     }
 
