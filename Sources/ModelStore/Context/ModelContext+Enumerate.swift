@@ -84,7 +84,7 @@ extension ModelContext {
 
     private func visit<T: PersistentModel>(_ batch: some Collection<T>, block: (T) throws -> Void, allowEscapingMutations: Bool) throws {
         for model in batch { try block(model) }
-        guard !allowEscapingMutations else { return }
+        guard !allowEscapingMutations, hasChanges else { return }
         let unsaved = batch.filter { model in
             let state = model._$modelState
             return state.lifecycle == .deleted || !state.dirty.isEmpty

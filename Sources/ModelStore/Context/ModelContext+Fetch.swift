@@ -202,7 +202,9 @@ extension ModelContext {
             model = try T(_$row: PersistentRow(statement: statement, table: table, unfetched: unfetched))
         }
         let state = model._$modelState
-        for ordinal in unfetched { state.faults.insert(ordinal) }
+        if !unfetched.isEmpty {
+            for ordinal in unfetched { state.faults.insert(ordinal) }
+        }
         state.owner = self
         state.table = table
         state.lifecycle = .persisted

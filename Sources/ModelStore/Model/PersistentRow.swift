@@ -16,6 +16,8 @@ public struct PersistentRow {
     /// The attributes a partial fetch did not select: they get a placeholder
     /// and become faults.
     let unfetched: PropertyBitSet
+    /// Whether `unfetched` has any: read once per column, so kept as a Bool.
+    private let hasUnfetched: Bool
 
     init(
         statement: Statement, table: EntityTable, relationships: RowRelationshipReader? = nil,
@@ -26,6 +28,7 @@ public struct PersistentRow {
         self.rowID = statement.int64(at: 0)
         self.relationships = relationships
         self.unfetched = unfetched
+        self.hasUnfetched = !unfetched.isEmpty
     }
 
     func invalidValue(_ ordinal: Int, _ reason: String) -> ModelStoreError {
@@ -36,7 +39,7 @@ public struct PersistentRow {
 
     @inline(__always)
     private func read<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
-        if !unfetched.isEmpty, unfetched.contains(ordinal), let placeholder = Coder.placeholder { return placeholder }
+        if hasUnfetched, unfetched.contains(ordinal), let placeholder = Coder.placeholder { return placeholder }
         do {
             return try Coder.decode(from: statement, column: Int32(ordinal + 1))
         } catch {

@@ -213,7 +213,9 @@ struct QuerySQLBuilder {
         case .jsonArrayContains(let array, let element):
             let (arrayTerm, elementTerm) = (try compile(array), try compile(element))
             var comparison = "value = \(elementTerm.sql)"
-            if elementTerm.constantText.map(QueryFunctions.equalsOnlyItsBytes) == false {
+            // Swift compares the elements with String's ==: only a constant
+            // that equals nothing but its own bytes can use plain `=`.
+            if elementTerm.constantText.map(QueryFunctions.equalsOnlyItsBytes) != true {
                 comparison += " COLLATE \(QueryFunctions.stringCollation)"
             }
             return Term(
