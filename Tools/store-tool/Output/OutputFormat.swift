@@ -20,24 +20,8 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 
 /// JSON text written by hand, so that objects stream without building a tree.
 enum JSONText {
-    /// A JSON string literal.
-    static func string(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
-    }
+    /// A JSON string literal, escaped as the library's exports escape it.
+    static func string(_ text: String) -> String { DynamicExchange.quote(text) }
 
     /// A value as JSON: numbers and Bools as themselves, JSON values
     /// embedded, everything else as its readable text.
