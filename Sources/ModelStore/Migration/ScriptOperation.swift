@@ -221,25 +221,12 @@ enum ScriptReader {
 
     /// A default written in a script, as the column value of `kind`.
     static func columnValue(_ text: String, kind: ValueKind, line: Int) throws -> SQLiteValue {
-        func fail() -> ScriptSyntaxError { ScriptSyntaxError(line: line, message: "\(text) is not a \(kind.rawValue) value") }
-        switch kind {
-        case .bool:
-            guard text == "true" || text == "false" else { throw fail() }
-            return .integer(text == "true" ? 1 : 0)
-        case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64:
-            guard let value = Int64(text) else { throw fail() }
-            return .integer(value)
-        case .double, .float:
-            guard let value = Double(text) else { throw fail() }
-            return .real(value)
-        case .date:
-            if let value = Double(text) { return .real(value) }
-            guard let date = ISO8601DateFormatter().date(from: text) else { throw fail() }
-            return .real(date.timeIntervalSince1970)
-        case .data:
-            throw ScriptSyntaxError(line: line, message: "a data attribute cannot have a default in a script")
-        case .string, .uuid, .url, .decimal, .codable:
-            return .text(text)
+        // A date may also be given as seconds since 1970, as it is stored.
+        if kind == .date, let seconds = Double(text) { return .real(seconds) }
+        do {
+            return try ValueText.parse(text, as: kind).storedValue
+        } catch {
+            throw ScriptSyntaxError(line: line, message: "\(text) is not a \(kind.rawValue) value: \(error.reason)")
         }
     }
 }

@@ -134,24 +134,27 @@ struct PredicateTranslator {
             guard let wrapped = optional.wrappedValue else { return .null }
             return try constant(wrapped, expression)
         }
+        // The stored form of each kind is DynamicValue's, shared with store-tool.
+        let typed: (DynamicValue, ValueKind)
         switch value {
-        case let value as Bool: return .bool(value)
-        case let value as String: return QueryConstant(value: .text(value), kind: .string)
-        case let value as Double: return QueryConstant(value: value.isNaN ? .text(notANumberText) : .real(value), kind: .double)
-        case let value as Float: return QueryConstant(value: value.isNaN ? .text(notANumberText) : .real(Double(value)), kind: .double)
-        case let value as Date: return QueryConstant(value: .real(value.timeIntervalSince1970), kind: .date)
-        case let value as UUID: return QueryConstant(value: .text(value.uuidString), kind: .uuid)
-        case let value as URL: return QueryConstant(value: .text(value.absoluteString), kind: .url)
-        case let value as Decimal: return QueryConstant(value: .text(value.description), kind: .decimal)
-        case let value as Data: return QueryConstant(value: .blob(value), kind: .data)
-        case let value as ComparisonResult: return QueryConstant(value: .integer(Int64(value.rawValue)), kind: .int)
+        case let value as Bool: typed = (.bool(value), .bool)
+        case let value as String: typed = (.string(value), .string)
+        case let value as Double: typed = (.double(value), .double)
+        case let value as Float: typed = (.double(Double(value)), .double)
+        case let value as Date: typed = (.date(value), .date)
+        case let value as UUID: typed = (.uuid(value), .uuid)
+        case let value as URL: typed = (.url(value), .url)
+        case let value as Decimal: typed = (.decimal(value), .decimal)
+        case let value as Data: typed = (.data(value), .data)
+        case let value as ComparisonResult: typed = (.int(Int64(value.rawValue)), .int)
         case let value as any BinaryInteger:
             guard let integer = Int64(exactly: value) else { throw unsupported(expression, "the integer \(value) does not fit in 64 bits") }
-            return QueryConstant(value: .integer(integer), kind: .int64)
+            typed = (.int(integer), .int64)
         case let value as any RawRepresentable: return try constant(value.rawValue, expression)
         default:
             throw unsupported(expression, "a value of type \(type(of: value)) cannot be compared in SQL")
         }
+        return QueryConstant(value: typed.0.storedValue, kind: typed.1)
     }
 
     /// The stored forms of a sequence's elements (for `list.contains(x)`).

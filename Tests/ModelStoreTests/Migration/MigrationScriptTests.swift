@@ -166,6 +166,8 @@ struct MigrationScriptTests {
         ("0001_x.yaml", "steps:\n  - addAttribute: Trip.x\n    type: text\n", "line 3: unknown type text"),
         ("0001_x.yaml", "steps:\n  - removeAttribute: Trip.nothing\n", "Trip has no attribute nothing"),
         ("notes.yaml", "steps: []\n", "starts with its version"),
+        ("0001_x.yaml", "steps:\n  - addAttribute: Trip.code\n    type: uuid\n    default: abc\n", "line 4: abc is not a uuid value"),
+        ("0001_x.yaml", "steps:\n  - addAttribute: Trip.count\n    type: int\n    default: 12abc\n", "line 4: 12abc is not a int value"),
     ])
     func badScripts(name: String, text: String, message: String) throws {
         let url = try makeExampleV1Store()
