@@ -37,54 +37,88 @@ public struct PersistentRow {
         return .invalidValue(entity: table.name, property: property, row: rowID, reason: reason, path: statement.connection.path)
     }
 
+    // These functions are generic and not specialized for the app's types (the
+    // app's module calls them across the module boundary), so the common path
+    // names no coder type: `PrimitiveCoder<Value>.decode` would make the
+    // runtime look up that type's metadata on every call, which cost more than
+    // reading the row. Only partial fetches reach the coders' placeholders.
     @inline(__always)
-    private func read<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
-        if hasUnfetched, unfetched.contains(ordinal), let placeholder = Coder.placeholder { return placeholder }
+    private func decode<Value>(
+        _ ordinal: Int, _ body: (Statement, Int32) throws(ValueCodingFailure) -> Value
+    ) throws(ModelStoreError) -> Value {
         do {
-            return try Coder.decode(from: statement, column: Int32(ordinal + 1))
+            return try body(statement, Int32(ordinal + 1))
         } catch {
             throw invalidValue(ordinal, error.reason)
         }
     }
 
+    /// The placeholder of a property a partial fetch did not select, or the
+    /// stored value when its type has no placeholder (the column was selected).
+    @inline(never)
+    private func unfetchedValue<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
+        if let placeholder = Coder.placeholder { return placeholder }
+        return try decode(ordinal, Coder.decode)
+    }
+
+    private func isUnfetched(_ ordinal: Int) -> Bool {
+        hasUnfetched && unfetched.contains(ordinal)
+    }
+
     // The overloads below mirror `PropertyMetadata.attribute(...)`: the compiler
-    // picks the coder from the property's declared type.
+    // picks the coding from the property's declared type.
 
     /// Reads a value stored as itself.
     /// - Throws: `ModelStoreError.invalidValue`.
     public func value<Value: ColumnValue>(at ordinal: Int, as type: Value.Type) throws -> Value {
-        try read(PrimitiveCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(PrimitiveCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal, Value._decode)
     }
 
     /// Reads an optional value stored as itself; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
     public func value<Value: ColumnValue>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
-        try read(OptionalPrimitiveCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(OptionalPrimitiveCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            statement.storage(at: column) == .null ? nil : try Value._decode(from: statement, column: column)
+        }
     }
 
     /// Reads a value stored as its raw value.
     /// - Throws: `ModelStoreError.invalidValue`, also when no case has the raw value.
     public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value.Type) throws -> Value
     where Value.RawValue: ColumnValue {
-        try read(RawValueCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(RawValueCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            try decodeRawValue(Value.self, from: statement, column: column)
+        }
     }
 
     /// Reads an optional value stored as its raw value; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
     public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value?
     where Value.RawValue: ColumnValue {
-        try read(OptionalRawValueCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(OptionalRawValueCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            statement.storage(at: column) == .null ? nil : try decodeRawValue(Value.self, from: statement, column: column)
+        }
     }
 
     /// Reads a `Codable` value stored as JSON text.
     /// - Throws: `ModelStoreError.invalidValue`, also when the JSON does not decode.
     public func value<Value: Codable>(at ordinal: Int, as type: Value.Type) throws -> Value {
-        try read(JSONCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(JSONCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            try decodeJSON(Value.self, from: statement, column: column)
+        }
     }
 
     /// Reads an optional `Codable` value stored as JSON text; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
     public func value<Value: Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
-        try read(OptionalJSONCoder<Value>.self, ordinal: ordinal)
+        if isUnfetched(ordinal) { return try unfetchedValue(OptionalJSONCoder<Value>.self, ordinal: ordinal) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            statement.storage(at: column) == .null ? nil : try decodeJSON(Value.self, from: statement, column: column)
+        }
     }
 }

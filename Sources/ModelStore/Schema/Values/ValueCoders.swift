@@ -66,11 +66,7 @@ enum RawValueCoder<Value: RawRepresentable & Codable>: ValueCoder where Value.Ra
     static var representation: ValueRepresentation { .rawValue }
 
     static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value {
-        let rawValue = try Value.RawValue._decode(from: statement, column: column)
-        guard let value = Value(rawValue: rawValue) else {
-            throw ValueCodingFailure("the stored raw value matches no case of \(Value.self)")
-        }
-        return value
+        try decodeRawValue(Value.self, from: statement, column: column)
     }
 
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
@@ -86,12 +82,12 @@ enum OptionalRawValueCoder<Wrapped: RawRepresentable & Codable>: ValueCoder wher
     static var representation: ValueRepresentation { .rawValue }
 
     static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Wrapped? {
-        statement.storage(at: column) == .null ? nil : try RawValueCoder<Wrapped>.decode(from: statement, column: column)
+        statement.storage(at: column) == .null ? nil : try decodeRawValue(Wrapped.self, from: statement, column: column)
     }
 
     static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
         guard let value else { return try statement.bindNull(at: index) }
-        try RawValueCoder<Wrapped>.encode(value, into: statement, at: index)
+        try value.rawValue._encode(into: statement, at: index)
     }
 }
 
@@ -101,27 +97,11 @@ enum JSONCoder<Value: Codable>: ValueCoder {
     static var representation: ValueRepresentation { .json }
 
     static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Value {
-        let storage = statement.storage(at: column)
-        guard storage == .text else { throw .mismatch(expected: "TEXT (JSON)", found: storage) }
-        do {
-            return try JSONDecoder().decode(Value.self, from: Data(statement.string(at: column).utf8))
-        } catch {
-            throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(describeWithoutValues(error))")
-        }
+        try decodeJSON(Value.self, from: statement, column: column)
     }
 
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
-        let encoder = JSONEncoder()
-        // Sorted keys: equal values give equal text, so the file diffs and
-        // compares cleanly.
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data: Data
-        do {
-            data = try encoder.encode(value)
-        } catch {
-            throw ValueCodingFailure("the value does not encode as JSON: \(describeWithoutValues(error))")
-        }
-        try statement.bind(String(decoding: data, as: UTF8.self), at: index)
+        try encodeJSON(value, into: statement, at: index)
     }
 }
 
@@ -133,13 +113,65 @@ enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
     static var representation: ValueRepresentation { .json }
 
     static func decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Wrapped? {
-        statement.storage(at: column) == .null ? nil : try JSONCoder<Wrapped>.decode(from: statement, column: column)
+        statement.storage(at: column) == .null ? nil : try decodeJSON(Wrapped.self, from: statement, column: column)
     }
 
     static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
         guard let value else { return try statement.bindNull(at: index) }
-        try JSONCoder<Wrapped>.encode(value, into: statement, at: index)
+        try encodeJSON(value, into: statement, at: index)
     }
+}
+
+// The coding itself lives in free generic functions, not in the coder types:
+// the typed read and bind paths (`PersistentRow.value(at:as:)`,
+// `Statement.bindValue(_:as:at:)`) are generic functions the app's module
+// calls without specializing them, and there naming a coder type such as
+// `RawValueCoder<Value>` makes the runtime look up that type's metadata on
+// every call — which cost more than reading the column. A free function needs
+// only `Value`'s metadata, which the caller passes.
+
+/// Reads a value stored as its raw value.
+/// - Throws: `ValueCodingFailure` when the column does not hold the raw type,
+///   or when no case has the stored raw value.
+func decodeRawValue<Value: RawRepresentable>(
+    _ type: Value.Type, from statement: Statement, column: Int32
+) throws(ValueCodingFailure) -> Value where Value.RawValue: ColumnValue {
+    let rawValue = try Value.RawValue._decode(from: statement, column: column)
+    guard let value = Value(rawValue: rawValue) else {
+        throw ValueCodingFailure("the stored raw value matches no case of \(Value.self)")
+    }
+    return value
+}
+
+/// Reads a `Codable` value stored as JSON text.
+/// - Throws: `ValueCodingFailure` when the column is not text or the JSON
+///   does not decode.
+func decodeJSON<Value: Decodable>(
+    _ type: Value.Type, from statement: Statement, column: Int32
+) throws(ValueCodingFailure) -> Value {
+    let storage = statement.storage(at: column)
+    guard storage == .text else { throw .mismatch(expected: "TEXT (JSON)", found: storage) }
+    do {
+        return try JSONDecoder().decode(Value.self, from: Data(statement.string(at: column).utf8))
+    } catch {
+        throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(describeWithoutValues(error))")
+    }
+}
+
+/// Binds a `Codable` value as JSON text.
+/// - Throws: `ValueCodingFailure` when the value does not encode; `SQLiteError`.
+func encodeJSON<Value: Encodable>(_ value: Value, into statement: Statement, at index: Int32) throws {
+    let encoder = JSONEncoder()
+    // Sorted keys: equal values give equal text, so the file diffs and
+    // compares cleanly.
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data: Data
+    do {
+        data = try encoder.encode(value)
+    } catch {
+        throw ValueCodingFailure("the value does not encode as JSON: \(describeWithoutValues(error))")
+    }
+    try statement.bind(String(decoding: data, as: UTF8.self), at: index)
 }
 
 /// Describes a coding error by its kind and coding path only: the debug
