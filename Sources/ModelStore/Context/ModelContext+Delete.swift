@@ -98,8 +98,8 @@ extension ModelContext {
         // entity with deleted rows drops them (as the store did).
         let deletedTables = Set(plan.rowsByTable.map { ObjectIdentifier($0.table) })
         for registry in identityMap.values {
-            for entry in registry.objects.values {
-                guard let model = entry.model, let relationships = model._$modelState.table?.relationships else { continue }
+            for model in registry.models {
+                guard let relationships = model._$modelState.table?.relationships else { continue }
                 for relationship in relationships.all {
                     guard let destination = store.table(named: relationship.schema.destination),
                         deletedTables.contains(ObjectIdentifier(destination)) || !plan.discardedInserts.isEmpty

@@ -192,7 +192,7 @@ extension ModelContext {
         unfetched: PropertyBitSet = PropertyBitSet(), from statement: Statement
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
-        if let existing = registry.objects[rowID]?.model { return existing as? T }
+        if let existing = registry[rowID] { return existing as? T }
         let model: T
         if let reader {
             model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader, unfetched: unfetched))
@@ -209,7 +209,7 @@ extension ModelContext {
         state.table = table
         state.lifecycle = .persisted
         state.rowID = rowID
-        registry.objects[rowID] = WeakModel(model: model)
+        registry.register(model, rowID: rowID)
         return model
     }
 

@@ -34,7 +34,7 @@ public final class ModelContext {
     var store: Store { container.store }
     private var connectionStorage: Connection?
 
-    /// One row, one object: per entity, the objects by row key, held weakly.
+    /// One row, one object: per entity, the objects by row key, held unowned (see `RowRegistry`).
     var identityMap: [ObjectIdentifier: RowRegistry] = [:]
     /// Inserted objects not yet saved, in insertion order.
     var inserted = OrderedModels()
@@ -70,7 +70,7 @@ public final class ModelContext {
     deinit {
         var models = inserted.models + changed.models + deleted.models
         for registry in identityMap.values {
-            models += registry.objects.values.compactMap(\.model)
+            models += registry.models
         }
         for model in models {
             releaseRelationships(of: model)
@@ -181,18 +181,17 @@ public final class ModelContext {
     }
 
     func registered(_ table: EntityTable, rowID: Int64) -> (any PersistentModel)? {
-        identityMap[ObjectIdentifier(table)]?.objects[rowID]?.model
+        identityMap[ObjectIdentifier(table)]?[rowID]
     }
 
     /// Registers an object as its row's object. The entry goes away when the
-    /// object is freed (see `modelStateWillDeinit`); until then the weak
-    /// reference reads nil for an object that is being freed.
+    /// object's state is freed (see `RowRegistry`).
     func register(_ model: any PersistentModel, table: EntityTable, rowID: Int64) {
-        registry(for: table).objects[rowID] = WeakModel(model: model)
+        registry(for: table).register(model, rowID: rowID)
     }
 
     func unregister(_ table: EntityTable, rowID: Int64) {
-        identityMap[ObjectIdentifier(table)]?.objects[rowID] = nil
+        identityMap[ObjectIdentifier(table)]?.remove(rowID)
     }
 
     // MARK: Autosave
@@ -259,11 +258,8 @@ extension ModelContext: ModelStateOwner {
         }
     }
 
-    func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
-        guard let registry = identityMap[ObjectIdentifier(table)] else { return }
-        // Another object may already stand for the row (the freed one was
-        // replaced); only a dead entry is removed.
-        if let entry = registry.objects[rowID], entry.model == nil { registry.objects[rowID] = nil }
+    func modelStateWillDeinit(_ state: ModelState, table: EntityTable, rowID: Int64) {
+        identityMap[ObjectIdentifier(table)]?.remove(rowID, ifBelongingTo: state)
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel) {
@@ -287,16 +283,6 @@ extension PersistentModel {
     /// The context the object belongs to, or nil when it was never inserted,
     /// was rolled back out of its context, or its context is gone.
     public var modelContext: ModelContext? { _$modelState.owner as? ModelContext }
-}
-
-/// One entity's registered objects by row key. A class, so that a fetch
-/// looks it up once and then works on its dictionary in place.
-final class RowRegistry {
-    var objects: [Int64: WeakModel] = [:]
-}
-
-struct WeakModel {
-    weak var model: (any PersistentModel)?
 }
 
 /// Objects in the order they were added, with O(1) membership and removal.

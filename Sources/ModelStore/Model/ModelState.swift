@@ -19,8 +19,10 @@ protocol ModelStateOwner: AnyObject {
     /// last save, so that the context keeps the object until it is saved.
     func modelDidBecomeDirty(_ model: any PersistentModel)
     /// Called when the state of a saved object is freed, which happens while
-    /// its object is freed, so that the context forgets the row's entry.
-    func modelStateWillDeinit(table: EntityTable, rowID: Int64)
+    /// its object is freed, so that the context removes the row's entry (its
+    /// identity map holds objects unowned; see `RowRegistry`). A context
+    /// removes an object's entry before it stops being its owner.
+    func modelStateWillDeinit(_ state: ModelState, table: EntityTable, rowID: Int64)
     /// Loads the objects a fault stands for (an unloaded relationship). Nil
     /// when they cannot be read; the owner keeps the error.
     func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]?
@@ -133,7 +135,7 @@ public final class ModelState {
     public init() {}
 
     deinit {
-        if let owner, let table, let rowID { owner.modelStateWillDeinit(table: table, rowID: rowID) }
+        if let owner, let table, let rowID { owner.modelStateWillDeinit(self, table: table, rowID: rowID) }
     }
 
     /// Records that property `ordinal` is about to change from `old`.

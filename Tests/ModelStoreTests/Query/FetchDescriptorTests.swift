@@ -43,7 +43,7 @@ import Testing
         #expect(counter.statements.last?.hasPrefix("SELECT count(*)") == true)
         let identifiers = try context.fetchIdentifiers(descriptor)
         #expect(identifiers.count == count)
-        #expect(context.identityMap.values.allSatisfy { $0.objects.isEmpty })
+        #expect(context.identityMap.values.allSatisfy { $0.count == 0 })
         let objects = try context.fetch(descriptor)
         #expect(objects.map(\.persistentModelID) == identifiers)
     }

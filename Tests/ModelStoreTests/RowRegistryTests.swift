@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+@Suite("The identity map's row registry")
+struct RowRegistryTests {
+    /// Keys that collide in a small table (multiples of a power of two share
+    /// their low bits; the multiplicative hash keeps the high ones) mixed
+    /// with dense and negative keys, so that probe runs wrap and cross.
+    private static let keys: [Int64] = Array(1...300) + (1...200).map { Int64($0) << 20 } + [-1, -5, .min, .max]
+
+    @Test func findsEveryRegisteredObjectAfterGrowing() {
+        let registry = RowRegistry()
+        let trips = Self.keys.map { _ in makeTrip() }
+        for (key, trip) in zip(Self.keys, trips) { registry.register(trip, rowID: key) }
+        #expect(registry.count == Self.keys.count)
+        for (key, trip) in zip(Self.keys, trips) {
+            #expect(registry[key] === trip, "key \(key)")
+        }
+        #expect(registry[0] == nil)
+        #expect(registry[301] == nil)
+        #expect(Set(registry.models.map(ObjectIdentifier.init)) == Set(trips.map(ObjectIdentifier.init)))
+    }
+
+    @Test func removingKeepsTheRestOfEveryProbeRunReachable() {
+        let registry = RowRegistry()
+        let trips = Self.keys.map { _ in makeTrip() }
+        for (key, trip) in zip(Self.keys, trips) { registry.register(trip, rowID: key) }
+        // Remove every other key, then check that all the others are found.
+        for key in Self.keys.enumerated().filter({ $0.offset % 2 == 0 }).map(\.element) { registry.remove(key) }
+        for (offset, (key, trip)) in zip(Self.keys, trips).enumerated() {
+            if offset % 2 == 0 {
+                #expect(registry[key] == nil, "removed key \(key)")
+            } else {
+                #expect(registry[key] === trip, "kept key \(key)")
+            }
+        }
+        #expect(registry.count == Self.keys.count / 2)
+    }
+
+    @Test func aStateRemovesOnlyItsOwnEntry() {
+        let registry = RowRegistry()
+        let older = makeTrip("older")
+        let newer = makeTrip("newer")
+        registry.register(older, rowID: 7)
+        // Another object takes the row while the first is still alive; when
+        // the first one's state goes, the newer entry must stay.
+        registry.register(newer, rowID: 7)
+        registry.remove(7, ifBelongingTo: older._$modelState)
+        #expect(registry[7] === newer)
+        registry.remove(7, ifBelongingTo: newer._$modelState)
+        #expect(registry[7] == nil)
+        #expect(registry.count == 0)
+    }
+
+    @Test func aFreedObjectLeavesItsContextsRegistryAndAnotherTakesTheRow() throws {
+        let store = try TestStore()
+        let container = try store.containerWithSavedTrips(3)
+        let context = ModelContext(container)
+        let table = try context.table(for: Trip.self)
+        var kept = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        let freedRow = try #require(kept.last?._$modelState.rowID)
+        kept.removeLast()
+        #expect(context.registry(for: table).count == 2)
+        #expect(context.registry(for: table)[freedRow] == nil)
+        let again = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(again.prefix(2).elementsEqual(kept, by: ===))
+        #expect(context.registry(for: table)[freedRow] === again.last)
+    }
+}
