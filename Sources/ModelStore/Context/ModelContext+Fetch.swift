@@ -195,11 +195,11 @@ extension ModelContext {
         if let existing = registry[rowID] { return existing as? T }
         let model: T
         if let reader {
-            model = try T(_$row: PersistentRow(statement: statement, table: table, relationships: reader, unfetched: unfetched))
+            model = try T(_$row: PersistentRow(statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched))
             reader.moveFaults(to: model._$modelState)
             if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         } else {
-            model = try T(_$row: PersistentRow(statement: statement, table: table, unfetched: unfetched))
+            model = try T(_$row: PersistentRow(statement: statement, rowID: rowID, table: table, unfetched: unfetched))
         }
         let state = model._$modelState
         if !unfetched.isEmpty {

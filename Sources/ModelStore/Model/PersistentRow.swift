@@ -19,13 +19,15 @@ public struct PersistentRow {
     /// Whether `unfetched` has any: read once per column, so kept as a Bool.
     private let hasUnfetched: Bool
 
+    /// `rowID` is column 0 of the statement's current row, which the caller
+    /// has already read to look the row up in the identity map.
     init(
-        statement: Statement, table: EntityTable, relationships: RowRelationshipReader? = nil,
+        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader? = nil,
         unfetched: PropertyBitSet = PropertyBitSet()
     ) {
         self.statement = statement
         self.table = table
-        self.rowID = statement.int64(at: 0)
+        self.rowID = rowID
         self.relationships = relationships
         self.unfetched = unfetched
         self.hasUnfetched = !unfetched.isEmpty

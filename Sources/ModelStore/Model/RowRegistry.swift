@@ -129,16 +129,29 @@ final class RowRegistry {
     }
 
     private func grow() {
-        let (oldRowIDs, oldUsed, oldEntries) = (rowIDs, used, entries)
+        let (oldRowIDs, oldUsed) = (rowIDs, used)
+        var oldEntries: [Entry?] = []
+        swap(&oldEntries, &entries)
         (rowIDs, used, entries) = Self.emptySlots(oldRowIDs.count * 2)
         mask = rowIDs.count - 1
         shift -= 1
-        for old in oldRowIDs.indices where oldUsed[old] {
-            var index = home(of: oldRowIDs[old])
-            while used[index] { index = (index + 1) & mask }
-            rowIDs[index] = oldRowIDs[old]
-            used[index] = true
-            entries[index] = oldEntries[old]
+        // Through buffers: entries are moved, not copied (a copy of an unowned
+        // reference is an atomic increment, and the old array's release
+        // another decrement), and no write checks the array's uniqueness.
+        oldEntries.withUnsafeMutableBufferPointer { old in
+            rowIDs.withUnsafeMutableBufferPointer { rowIDs in
+                used.withUnsafeMutableBufferPointer { used in
+                    entries.withUnsafeMutableBufferPointer { entries in
+                        for slot in oldRowIDs.indices where oldUsed[slot] {
+                            var index = home(of: oldRowIDs[slot])
+                            while used[index] { index = (index + 1) & mask }
+                            rowIDs[index] = oldRowIDs[slot]
+                            used[index] = true
+                            swap(&entries[index], &old[slot])
+                        }
+                    }
+                }
+            }
         }
     }
 }

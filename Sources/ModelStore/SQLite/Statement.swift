@@ -180,6 +180,17 @@ public final class Statement {
         return Data(bytes: bytes, count: count)
     }
 
+    /// One column of the current row, read through its `sqlite3_value`.
+    ///
+    /// Each `sqlite3_column_*` call checks the column index and the
+    /// connection's error state again; a typed read asks for the storage
+    /// class and then the value, so reading both from one cell halves that
+    /// work. (SQLite calls such values unprotected: safe only while one thread
+    /// uses the connection, which the connection's confinement guarantees.)
+    func cell(at column: Int32) -> ColumnCell {
+        ColumnCell(value: sqlite3_column_value(handle, column))
+    }
+
     /// Reads a column as a dynamically typed value.
     func value(at column: Int32) -> SQLiteValue {
         switch storage(at: column) {
@@ -189,6 +200,32 @@ public final class Statement {
         case .text: .text(string(at: column))
         case .blob: .blob(data(at: column))
         }
+    }
+}
+
+/// One column of a statement's current row; valid until the statement steps
+/// or resets. See `Statement.cell(at:)`.
+struct ColumnCell {
+    let value: OpaquePointer?
+
+    var storage: ColumnStorage {
+        guard let value else { return .null }
+        return ColumnStorage(rawValue: sqlite3_value_type(value)) ?? .null
+    }
+
+    var int64: Int64 { value.map(sqlite3_value_int64) ?? 0 }
+
+    var double: Double { value.map(sqlite3_value_double) ?? 0 }
+
+    var string: String {
+        guard let value, let text = sqlite3_value_text(value) else { return "" }
+        let count = Int(sqlite3_value_bytes(value))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    var data: Data {
+        guard let value, let bytes = sqlite3_value_blob(value) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_value_bytes(value)))
     }
 }
 

@@ -44,9 +44,10 @@ public protocol IntegerColumnValue: ColumnValue, FixedWidthInteger {}
 
 extension IntegerColumnValue {
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Self {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         guard storage == .integer else { throw .mismatch(expected: "INTEGER", found: storage) }
-        guard let value = Self(exactly: statement.int64(at: column)) else {
+        guard let value = Self(exactly: cell.int64) else {
             throw ValueCodingFailure("the stored integer does not fit in \(Self.self)")
         }
         return value
@@ -75,9 +76,10 @@ extension Bool: ColumnValue {
     public static var valueKind: ValueKind { .bool }
 
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Bool {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         guard storage == .integer else { throw .mismatch(expected: "INTEGER 0 or 1", found: storage) }
-        switch statement.int64(at: column) {
+        switch cell.int64 {
         case 0: return false
         case 1: return true
         default: throw ValueCodingFailure("a Bool must be stored as 0 or 1")
@@ -96,10 +98,11 @@ extension Bool: ColumnValue {
 let notANumberText = "NaN"
 
 func decodeDouble(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Double {
-    switch statement.storage(at: column) {
-    case .real: return statement.double(at: column)
-    case .integer: return Double(statement.int64(at: column))
-    case .text where statement.string(at: column) == notANumberText: return .nan
+    let cell = statement.cell(at: column)
+    switch cell.storage {
+    case .real: return cell.double
+    case .integer: return Double(cell.int64)
+    case .text where cell.string == notANumberText: return .nan
     case let storage: throw .mismatch(expected: "REAL", found: storage)
     }
 }
@@ -142,9 +145,10 @@ extension String: ColumnValue {
     public static var valueKind: ValueKind { .string }
 
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> String {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         guard storage == .text else { throw .mismatch(expected: "TEXT", found: storage) }
-        return statement.string(at: column)
+        return cell.string
     }
 
     public func _encode(into statement: Statement, at index: Int32) throws {
@@ -156,9 +160,10 @@ extension Data: ColumnValue {
     public static var valueKind: ValueKind { .data }
 
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Data {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         guard storage == .blob else { throw .mismatch(expected: "BLOB", found: storage) }
-        return statement.data(at: column)
+        return cell.data
     }
 
     public func _encode(into statement: Statement, at index: Int32) throws {
@@ -174,9 +179,10 @@ protocol TextColumnValue: ColumnValue {
 
 extension TextColumnValue {
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Self {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         guard storage == .text else { throw .mismatch(expected: "TEXT", found: storage) }
-        guard let value = Self(storedText: statement.string(at: column)) else {
+        guard let value = Self(storedText: cell.string) else {
             throw ValueCodingFailure("the stored text is not a valid \(Self.self)")
         }
         return value
@@ -214,10 +220,11 @@ extension Date: ColumnValue {
     /// Seconds since 1970 as a REAL: sorts and compares in SQL, and reads as a
     /// date in the sqlite3 shell with `datetime(x, 'unixepoch')`.
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Date {
-        let storage = statement.storage(at: column)
+        let cell = statement.cell(at: column)
+        let storage = cell.storage
         switch storage {
-        case .real: return Date(timeIntervalSince1970: statement.double(at: column))
-        case .integer: return Date(timeIntervalSince1970: Double(statement.int64(at: column)))
+        case .real: return Date(timeIntervalSince1970: cell.double)
+        case .integer: return Date(timeIntervalSince1970: Double(cell.int64))
         default: throw .mismatch(expected: "REAL (seconds since 1970)", found: storage)
         }
     }

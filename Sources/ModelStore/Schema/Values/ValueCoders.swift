@@ -149,10 +149,11 @@ func decodeRawValue<Value: RawRepresentable>(
 func decodeJSON<Value: Decodable>(
     _ type: Value.Type, from statement: Statement, column: Int32
 ) throws(ValueCodingFailure) -> Value {
-    let storage = statement.storage(at: column)
+    let cell = statement.cell(at: column)
+    let storage = cell.storage
     guard storage == .text else { throw .mismatch(expected: "TEXT (JSON)", found: storage) }
     do {
-        return try JSONDecoder().decode(Value.self, from: Data(statement.string(at: column).utf8))
+        return try JSONDecoder().decode(Value.self, from: Data(cell.string.utf8))
     } catch {
         throw ValueCodingFailure("the stored JSON does not decode as \(Value.self): \(describeWithoutValues(error))")
     }
