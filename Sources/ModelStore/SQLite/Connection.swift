@@ -136,6 +136,9 @@ final class Connection {
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
     var changes: Int { Int(sqlite3_changes64(handle)) }
 
+    /// True while `withReadSnapshot` holds its read transaction open.
+    private(set) var isHoldingReadSnapshot = false
+
     /// True outside any transaction (SQLite's autocommit mode).
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
@@ -152,7 +155,13 @@ final class Connection {
     /// stage, which runs in the migration's transaction), it runs `body` in
     /// a savepoint instead, so that the outer transaction decides.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN or COMMIT.
+    ///
+    /// Inside a read snapshot (`withReadSnapshot`), the snapshot's read
+    /// transaction ends first, the write commits on its own, and a new
+    /// snapshot begins after it: a save is never held back until a block of
+    /// reads ends.
     func transaction<T>(_ body: () throws -> T) throws -> T {
+        if isHoldingReadSnapshot { return try endingReadSnapshot { try transaction(body) } }
         if !isAutocommit { return try savepoint("modelstore_nested", body) }
         try execute("BEGIN IMMEDIATE TRANSACTION")
         let result: T
@@ -164,6 +173,37 @@ final class Connection {
             throw error
         }
         return result
+    }
+
+    /// Runs `body` in one read transaction (`BEGIN DEFERRED`, which takes its
+    /// snapshot at the first read): its reads see one state of the store and
+    /// pay for one transaction, not one per statement. Nested, or inside a
+    /// write transaction, it just runs `body`.
+    /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN.
+    func withReadSnapshot<T>(_ body: () throws -> T) throws -> T {
+        guard isAutocommit else { return try body() }
+        try execute("BEGIN DEFERRED TRANSACTION")
+        isHoldingReadSnapshot = true
+        defer {
+            if isHoldingReadSnapshot {
+                isHoldingReadSnapshot = false
+                // Nothing was written in it, so ending it cannot lose data;
+                // if COMMIT fails, ROLLBACK ends it all the same.
+                if (try? execute("COMMIT TRANSACTION")) == nil { rollbackIfNeeded() }
+            }
+        }
+        return try body()
+    }
+
+    private func endingReadSnapshot<T>(_ write: () throws -> T) throws -> T {
+        try execute("COMMIT TRANSACTION")
+        isHoldingReadSnapshot = false
+        defer {
+            // Should the new snapshot fail to begin, the rest of the block
+            // reads statement by statement: still right, only not one snapshot.
+            if (try? execute("BEGIN DEFERRED TRANSACTION")) != nil { isHoldingReadSnapshot = true }
+        }
+        return try write()
     }
 
     /// Runs `body` inside a savepoint, which nests inside a transaction: on an

@@ -5,7 +5,9 @@ import ModelStore
 
 /// 4. Look up 1,000 objects by identifier, 100 times. ModelStore uses a
 /// fresh context for each repetition, so every lookup is a registered miss
-/// that reads the store; raw C and GRDB read one transaction per repetition.
+/// that reads the store. Every contender reads one transaction per
+/// repetition: raw C with BEGIN/COMMIT, GRDB with `read`, ModelStore with
+/// `withSnapshot`.
 struct LookupWorkload: Workload {
     let number = 4
     let title = "Look up 1,000 objects by id × 100"
@@ -31,8 +33,10 @@ struct LookupWorkload: Workload {
                 return Trial(run: {
                     for _ in 0..<repetitions {
                         let context = ModelContext(container)
-                        for identifier in identifiers {
-                            if let item = context.model(for: identifier) as? Item { found.append(item) }
+                        try context.withSnapshot {
+                            for identifier in identifiers {
+                                if let item = context.model(for: identifier) as? Item { found.append(item) }
+                            }
                         }
                     }
                 }, check: { try check(found.count, found.reduce(0) { $0 &+ Dataset.checksum($1) }) })
