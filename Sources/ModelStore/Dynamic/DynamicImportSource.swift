@@ -40,6 +40,18 @@ public enum DynamicImportSource: Sendable {
         return nil
     }
 
+    /// The size and modification time of a JSONL file (nil for an export
+    /// in memory): the import checks that the file it writes from is the
+    /// file it checked.
+    /// - Throws: `DynamicStoreError.invalidImport` when the file is gone.
+    func stamp() throws -> [String]? {
+        guard case .jsonLines(let path) = self else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
+        }
+        return ["\(attributes[.size] ?? "")", "\(attributes[.modificationDate] ?? "")"]
+    }
+
     /// True when keys outside the file name objects of the store.
     var refersToStore: Bool {
         if case .jsonLines = self { return true }

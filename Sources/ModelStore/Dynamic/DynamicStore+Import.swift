@@ -52,13 +52,17 @@ extension DynamicStore {
     public func importObjects(
         from source: DynamicImportSource, dryRun: Bool = false, progress: (DynamicImportProgress) -> Void = { _ in }
     ) throws -> DynamicImportResult {
+        let stamp = try source.stamp()
         let check = try checkImport(source) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
         guard check.problems.isEmpty else { throw DynamicStoreError.invalidImport(check.problems.report) }
         let total = check.records
         return try writeTransaction(dryRun: dryRun) {
+            // The records written must be the records checked.
+            let changed = DynamicStoreError.invalidImport(["the file changed while it was imported"])
             var keys: [ObjectID: ObjectID] = [:]
             var counts: [String: Int] = [:]
             try eachRecord(source) { record, id, table in
+                guard keys.count < total, keys[id] == nil else { throw changed }
                 let (values, _) = typedValues(record, id: id, entity: table.entity)
                 keys[id] = ObjectID(entity: table.name, key: try insertRow(values, table: table))
                 counts[table.name, default: 0] += 1
@@ -94,6 +98,7 @@ extension DynamicStore {
                 try writeRelationships(
                     resolved, table: table, key: new.key, previous: nil, isNew: false, changes: &changes, checksTargets: false)
             }
+            guard keys.count == total, try source.stamp() == stamp else { throw changed }
             try apply(changes)
             for new in keys.values {
                 guard let table = store.table(named: new.entity), table.entity.relationships.contains(where: \.isToMany) else { continue }
@@ -106,13 +111,18 @@ extension DynamicStore {
     }
 
     /// Calls `body` with each record of a checked source, its key and table.
+    /// - Throws: `DynamicStoreError.invalidImport` when a record no longer
+    ///   reads (the file changed after the check); what `body` throws.
     private func eachRecord(
         _ source: DynamicImportSource, _ body: (DynamicExportFile.Record, ObjectID, EntityTable) throws -> Void
     ) throws {
-        try source.forEach { result, _ in
+        try source.forEach { result, location in
             guard case .success(let record) = result, let table = store.table(named: record.entity),
                 let id = ObjectID(record.key)
-            else { return }
+            else {
+                throw DynamicStoreError.invalidImport(
+                    ["\(location.map { "\($0): " } ?? "")the file changed while it was imported"])
+            }
             try body(record, id, table)
         }
     }
