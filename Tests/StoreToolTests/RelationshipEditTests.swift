@@ -1,6 +1,7 @@
 import Foundation
 import ModelStore
 import Testing
+@testable import ModelStore
 
 /// Relationship edits through the tool leave the same rows as the same edit
 /// through the typed API, check the same count limits on both sides, and
@@ -157,5 +158,31 @@ struct RelationshipEditTests {
         #expect(try fixture.rows(#"SELECT * FROM Course ORDER BY _pk"#) + fixture.rows(#"SELECT * FROM "Course.students""#) == before)
         // Another term is another course.
         #expect(try fixture.run("insert", fixture.path, "Course", "title=Art", "term=spring").status == 0)
+    }
+}
+
+@Suite("store-tool: check finds inconsistent relationships")
+struct RelationshipCheckTests {
+    @Test("two passports with one owner, an orphan join row, a #Unique pair repeated, a team over its maximum")
+    func inconsistentGraph() throws {
+        let fixture = try GraphFixture()
+        #expect(try fixture.run("check", fixture.path).status == 0)
+        let connection = try Connection(location: fixture.path, mode: .readWrite)
+        try connection.execute("UPDATE Passport SET owner = 1")
+        try connection.execute("DROP INDEX \"Course.unique(title,term)\"")
+        try connection.execute("UPDATE Course SET title = 'Art'")
+        try connection.execute("UPDATE Player SET team = 1")
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        try connection.execute(#"INSERT INTO "Course.students" (source, target, source_order, target_order) VALUES (99, 1, 0, 0)"#)
+        let run = try fixture.run("check", fixture.path)
+        #expect(run.status == 1)
+        for expected in [
+            "inverse: Passport:1, Passport:2 all hold Person:1 in owner, but its inverse Person.passport is a to-one",
+            "unique: 3 objects of Course share one value of (title, term) (#Unique)",
+            "count: Team:1.members holds 6 objects, outside its limits",
+            "foreign key: row",
+        ] {
+            #expect(run.stdout.contains(expected), "missing: \(expected)\n\(run.stdout)")
+        }
     }
 }
