@@ -13,16 +13,19 @@ public struct DynamicWriteResult: Sendable {
 extension DynamicStore {
     /// Sets properties of an existing object, in one transaction.
     ///
-    /// Values are parsed strictly by the property's type; relationships take
-    /// `Entity:ID` (`rel=`, `rel+=`, `rel-=`), and inverses are kept right
-    /// (a stop added to a trip leaves its old trip). Validation (required
-    /// values, unique values, targets that exist, to-many counts) runs
-    /// before the transaction commits; with `dryRun` everything runs and is
-    /// rolled back.
+    /// Values are parsed strictly by the property's type (an enum's value
+    /// must be one of the cases the record holds); relationships take
+    /// `Entity:ID` (`rel=`, `rel+=`, `rel-=`), and the other side is kept as
+    /// a typed save keeps it: a stop added to a trip leaves its old trip,
+    /// whose stops close up, and joins the end of the new one's; a
+    /// many-to-many's join rows get both sides' order. Validation (required
+    /// values, unique values, targets that exist, the to-many counts of the
+    /// object and of every object that gains or loses it) runs before the
+    /// transaction commits; with `dryRun` everything runs and is rolled back.
     /// - Throws: `DynamicStoreError` (`.objectNotFound`, `.unparsableValue`,
     ///   `.invalidEdit`, `.validationFailed`), `ModelStoreError.unknownProperty`,
-    ///   `.readOnlyStore`, `.danglingReference`, `.saveFailed`; `SQLiteError`
-    ///   (a lock held past the busy timeout).
+    ///   `.readOnlyStore`, `.relationshipCount`, `.danglingReference`,
+    ///   `.saveFailed`; `SQLiteError` (a lock held past the busy timeout).
     public func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: id.entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: false)
