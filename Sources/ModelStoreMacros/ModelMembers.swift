@@ -84,7 +84,10 @@ struct ModelMembers {
                 + "keyPath: \\\(type.text).\(property.identifier.text), "
                 + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
                 + "options: [\(options)], originalName: \(originalName)"
-                + (property.defaultValue.map { ", defaultValue: { \($0.trimmedDescription) })" } ?? ")")
+                + (property.defaultValue.map { value in
+                    ", defaultValue: { \(value.trimmedDescription) }"
+                        + (DefaultExpression.kind(of: value).map { ", defaultKind: \($0))" } ?? ")")
+                } ?? ")")
         }
         let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
         return """

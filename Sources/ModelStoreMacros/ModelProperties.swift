@@ -19,7 +19,8 @@ struct PersistedProperty {
     /// verbatim; nil when the property has no `@Relationship`.
     let relationshipArguments: [(label: String, expression: ExprSyntax)]?
     /// The initial value (`= …`), which migrations use to fill the column of
-    /// a new or newly required attribute.
+    /// a new or newly required attribute, and which the schema record holds
+    /// when it is a constant (see ``DefaultExpression``).
     var defaultValue: ExprSyntax? = nil
 }
 

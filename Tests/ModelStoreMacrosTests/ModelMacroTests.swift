@@ -84,10 +84,10 @@ struct ModelMacroTests {
                             ModelStore.PropertyMetadata.attribute(name: "budget", keyPath: \Trip.budget, type: (Budget?).self, ordinal: 3, options: [], originalName: nil),
                             ModelStore.PropertyMetadata.attribute(name: "tags", keyPath: \Trip.tags, type: ([String]).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
                                     []
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "status", keyPath: \Trip.status, type: (Status).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
                                     .planned
-                                }),
+                                }, defaultKind: .member),
                             ModelStore.PropertyMetadata.attribute(name: "notes", keyPath: \Trip.notes, type: (String?).self, ordinal: 6, options: [], originalName: "notes_text")
                         ]
                     }
@@ -239,25 +239,25 @@ struct ModelMacroTests {
                         [
                             ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
                                     0
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
                                     0.5
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
                                     "untitled"
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
                                     "n = \(1)"
                                 }),
                             ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
                                     true
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
                                     -3
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
                                     -0.25
-                                }),
+                                }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
                         ]
                     }
@@ -379,7 +379,7 @@ struct ModelMacroTests {
                             ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),
                             ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
                                     1
-                                })
+                                }, defaultKind: .literal)
                         ]
                     }
 

@@ -5,7 +5,7 @@ import ModelStore
 // many-to-many and a .deny rule, so that the tool meets every kind of
 // relationship.
 
-enum TripStatus: String, Codable, Sendable { case planned, booked, done }
+enum TripStatus: String, Codable, CaseIterable, Sendable { case planned, booked, done }
 
 struct Budget: Codable, Hashable, Sendable {
     var amount: Int

@@ -3,7 +3,7 @@ import ModelStore
 import Testing
 
 /// The folder that holds every test's temporary folder; removed at exit.
-private let testRoot: URL = {
+let testRoot: URL = {
     let root = FileManager.default.temporaryDirectory.appending(path: "store-tool-tests-\(getpid())")
     atexit {
         try? FileManager.default.removeItem(at: FileManager.default.temporaryDirectory.appending(path: "store-tool-tests-\(getpid())"))
@@ -70,7 +70,10 @@ struct Fixture {
     /// Runs store-tool with these arguments; stdin is empty.
     func run(_ arguments: String...) throws -> ToolRun { try runTool(Array(arguments)) }
 
-    func runTool(_ arguments: [String]) throws -> ToolRun {
+    func runTool(_ arguments: [String]) throws -> ToolRun { try Self.runTool(arguments) }
+
+    /// Runs store-tool with these arguments; stdin is empty, stdout and stderr are pipes.
+    static func runTool(_ arguments: [String]) throws -> ToolRun {
         let binary = try #require(storeToolBinary, "store-tool must be built next to the tests")
         let process = Process()
         process.executableURL = binary

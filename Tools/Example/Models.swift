@@ -2,7 +2,9 @@ import Foundation
 import ModelStore
 
 /// Where a trip stands. Stored as its raw value: the TEXT 'planned', 'booked'…
-enum TripStatus: String, Codable, Sendable {
+/// `CaseIterable` lets the store record the cases, so that store-tool
+/// refuses a value that is not one of them.
+enum TripStatus: String, Codable, CaseIterable, Sendable {
     case planned, booked, done
 }
 

@@ -105,7 +105,10 @@ struct StoreBootstrap {
                 connection: connection, configuration: configuration, target: schema, stored: record.schema,
                 storedFormat: record.formatVersion, identifier: record.identifier, plan: migrationPlan)
             guard try migration.run() else {
-                if differences.isEmpty { return record.identifier }
+                if differences.isEmpty {
+                    refreshValueDescriptions(record.schema)
+                    return record.identifier
+                }
                 throw ModelStoreError.schemaMismatch(path: path, differences: differences)
             }
             return try check()
@@ -113,7 +116,34 @@ struct StoreBootstrap {
         guard differences.isEmpty else {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }
+        if configuration.allowsSave { refreshValueDescriptions(record.schema) }
         return record.identifier
+    }
+
+    /// Brings what the record says about attribute values (enum cases,
+    /// constant defaults) up to the app's schema when only that differs: a
+    /// store written before ModelStore recorded them, or an app that changed
+    /// a default. The tables, the fingerprint and the recorded version stay.
+    ///
+    /// Best effort: when another process holds the write lock past the
+    /// timeout, the record keeps its old descriptions until the next open;
+    /// nothing the app reads or writes depends on them.
+    private func refreshValueDescriptions(_ stored: Schema) {
+        var refreshed = stored
+        var changed = false
+        for (entityIndex, entity) in stored.entities.enumerated() {
+            guard let appEntity = schema.entity(named: entity.name) else { continue }
+            for (attributeIndex, attribute) in entity.attributes.enumerated() {
+                guard let app = appEntity.attribute(named: attribute.name),
+                    app.enumCases != attribute.enumCases || app.defaultValue != attribute.defaultValue
+                else { continue }
+                refreshed.entities[entityIndex].attributes[attributeIndex].enumCases = app.enumCases
+                refreshed.entities[entityIndex].attributes[attributeIndex].defaultValue = app.defaultValue
+                changed = true
+            }
+        }
+        guard changed else { return }
+        try? connection.transaction { try MigrationHistory.writeSchemaRecord(refreshed, connection) }
     }
 
     /// What an existing store records about itself: its format, identifier

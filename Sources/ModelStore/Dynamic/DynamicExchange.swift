@@ -242,7 +242,7 @@ public struct DynamicExportFile: Sendable {
         }
     }
 
-    private static func describe(_ error: DecodingError) -> String {
+    static func describe(_ error: DecodingError) -> String {
         switch error {
         case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
             .valueNotFound(_, let context):

@@ -4,9 +4,12 @@ extension DynamicStore {
     /// Checks the file and the store's own invariants and returns one line
     /// per problem (empty when there is none): SQLite's `integrity_check` and
     /// `foreign_key_check`; the schema record matches the tables and
-    /// columns; every value has its recorded type and required values are
-    /// present; non-optional to-ones are set; unique values are unique;
-    /// to-many counts are within their limits. Reads row by row.
+    /// columns; every value has its recorded type (and is one of its enum's
+    /// recorded cases) and required values are present; non-optional to-ones
+    /// are set; unique values (`.unique` and `#Unique`) are unique; a
+    /// one-to-one's object has one partner; to-many counts are within their
+    /// limits. Join rows that lead nowhere are foreign-key problems. Reads
+    /// row by row.
     /// - Throws: `SQLiteError` when the file cannot be read at all.
     public func check(progress: (String) -> Void = { _ in }) throws -> [String] {
         var problems: [String] = []
@@ -41,13 +44,44 @@ extension DynamicStore {
             for column in missing { problems.append("schema: table \(table.name) has no column \(column) of the schema record") }
             guard missing.isEmpty else { continue }
             problems += try checkRows(of: table)
-            for attribute in table.entity.attributes where attribute.isUnique {
+            for rule in table.entity.uniqueRules {
+                let columns = rule.names.map(quoteIdentifier)
                 let statement = try connection.prepare(
-                    "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL "
-                        + "GROUP BY \(quoteIdentifier(attribute.name)) HAVING count(*) > 1")
+                    "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE "
+                        + columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
+                        + " GROUP BY \(columns.joined(separator: ", ")) HAVING count(*) > 1")
                 while try statement.step() {
-                    problems.append("unique: \(statement.int64(at: 0)) objects of \(table.name) share one value of \(attribute.name)")
+                    problems.append(
+                        rule.isCompound
+                            ? "unique: \(statement.int64(at: 0)) objects of \(table.name) share one value of \(rule.label) (#Unique)"
+                            : "unique: \(statement.int64(at: 0)) objects of \(table.name) share one value of \(rule.label)")
                 }
+            }
+            problems += try checkOneToOnes(of: table)
+        }
+        return problems
+    }
+
+    /// A one-to-one's column may hold an object's key in one row only: two
+    /// rows holding it would give the object two partners through its
+    /// to-one inverse. (Other inverses are consistent by their storage: a
+    /// one-to-many's column and a many-to-many's join rows serve both sides.)
+    private func checkOneToOnes(of table: EntityTable) throws -> [String] {
+        var problems: [String] = []
+        for relationship in table.entity.relationships {
+            guard case .foreignKey(let column, _) = relationship.storage, let inverse = inverse(of: relationship),
+                !inverse.isToMany
+            else { continue }
+            let statement = try connection.prepare(
+                "SELECT \(quoteIdentifier(column)), group_concat(\(quoteIdentifier(primaryKeyColumn)), ', ') FROM "
+                    + "(SELECT \(quoteIdentifier(column)), \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.name)) "
+                    + "WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY \(quoteIdentifier(primaryKeyColumn))) "
+                    + "GROUP BY \(quoteIdentifier(column)) HAVING count(*) > 1")
+            while try statement.step() {
+                let holders = statement.string(at: 1).split(separator: ",").map { "\(table.name):\($0.trimmingCharacters(in: .whitespaces))" }
+                problems.append(
+                    "inverse: \(holders.joined(separator: ", ")) all hold \(relationship.destination):\(statement.int64(at: 0)) in "
+                        + "\(relationship.name), but its inverse \(relationship.destination).\(inverse.name) is a to-one")
             }
         }
         return problems
@@ -78,7 +112,10 @@ extension DynamicStore {
                 switch slot {
                 case .attribute(let attribute):
                     do {
-                        _ = try DynamicValue.decode(attribute, from: statement, column: column)
+                        let value = try DynamicValue.decode(attribute, from: statement, column: column)
+                        if let problem = attribute.caseProblem(value) {
+                            problems.append("value: \(table.name):\(key).\(attribute.name): \(problem)")
+                        }
                     } catch {
                         problems.append("value: \(table.name):\(key).\(attribute.name): \(error.reason)")
                     }

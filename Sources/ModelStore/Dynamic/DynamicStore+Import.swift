@@ -2,223 +2,128 @@ import Foundation
 
 /// What an import wrote (or, for a dry run, would write).
 public struct DynamicImportResult: Sendable {
-    /// The new identifier of each exported object, by its exported key.
+    /// The new identifier of each imported object, by its key in the file.
     public let keys: [ObjectID: ObjectID]
     /// The number of objects imported per entity, in the store's entity order.
     public let counts: [(entity: String, count: Int)]
 }
 
+/// How far an import is: the phase (`checking`, `inserting`, `linking`) and
+/// the records done, of `total` when known.
+public struct DynamicImportProgress: Sendable {
+    /// What the import is doing.
+    public let phase: String
+    /// Records done in this phase.
+    public let done: Int
+    /// Records in the file, once the check has counted them.
+    public let total: Int?
+}
+
 extension DynamicStore {
     /// Imports a JSON export (`DynamicExportFile`) into this store, in one
-    /// transaction.
+    /// transaction; see `importObjects(from:dryRun:progress:)`.
+    /// - Throws: as `importObjects(from:dryRun:progress:)`.
+    public func importObjects(_ file: DynamicExportFile, dryRun: Bool = false) throws -> DynamicImportResult {
+        try importObjects(from: .export(file), dryRun: dryRun)
+    }
+
+    /// Imports records (a JSON export, or a JSONL file streamed line by
+    /// line) into this store, in one transaction.
     ///
     /// Every record is first checked against this store's schema: unknown
-    /// entities and properties, values of the wrong type, missing required
-    /// values, keys that are malformed or appear twice, relationship keys
-    /// that name no record of the file, unique values that repeat in the
-    /// file or exist in the store. All problems are reported together and
-    /// nothing is written. Then each object is inserted with a new key
-    /// through the dynamic write path (the same inserts, link writer and
-    /// checks as `insert`), its relationships mapped to the new keys with
-    /// their order. With `dryRun` everything runs and is rolled back.
-    /// - Throws: `DynamicStoreError.invalidImport` listing every problem;
-    ///   `ModelStoreError.readOnlyStore`, `.relationshipCount`,
-    ///   `.danglingReference`, `.saveFailed`; `DynamicStoreError.validationFailed`;
-    ///   `SQLiteError` (a lock held past the busy timeout).
-    public func importObjects(_ file: DynamicExportFile, dryRun: Bool = false) throws -> DynamicImportResult {
-        let objects = try importPlan(file)
+    /// entities and properties, values of the wrong type or not a case of
+    /// their enum, missing required values (an attribute left out takes the
+    /// default the record holds), keys that are malformed or appear twice,
+    /// relationship keys that name no record of the file (for JSONL: no
+    /// record and no object of the store), unique values (`.unique` and
+    /// `#Unique`) that repeat in the file or exist in the store, looked up
+    /// one batch at a time. All problems are reported together and nothing
+    /// is written. Then each object is inserted with a new key through the
+    /// dynamic write path (the same inserts, link writer and checks as
+    /// `insert`), its relationships mapped to the new keys with their order;
+    /// objects of the store that gain members keep their order and have
+    /// their counts checked, as a typed save does. With `dryRun` everything
+    /// runs and is rolled back.
+    /// - Throws: `DynamicStoreError.invalidImport` listing every problem (the
+    ///   first 1,000, then how many more); `ModelStoreError.readOnlyStore`,
+    ///   `.relationshipCount`, `.danglingReference`, `.saveFailed`;
+    ///   `DynamicStoreError.validationFailed`; `SQLiteError` (a lock held
+    ///   past the busy timeout).
+    public func importObjects(
+        from source: DynamicImportSource, dryRun: Bool = false, progress: (DynamicImportProgress) -> Void = { _ in }
+    ) throws -> DynamicImportResult {
+        let stamp = try source.stamp()
+        let check = try checkImport(source) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
+        guard check.problems.isEmpty else { throw DynamicStoreError.invalidImport(check.problems.report) }
+        let total = check.records
         return try writeTransaction(dryRun: dryRun) {
+            // The records written must be the records checked.
+            let changed = DynamicStoreError.invalidImport(["the file changed while it was imported"])
             var keys: [ObjectID: ObjectID] = [:]
-            for object in objects {
-                keys[object.id] = ObjectID(entity: object.table.name, key: try insertRow(object.values, table: object.table))
+            var counts: [String: Int] = [:]
+            try eachRecord(source) { record, id, table in
+                guard keys.count < total, keys[id] == nil else { throw changed }
+                let (values, _) = typedValues(record, id: id, entity: table.entity)
+                keys[id] = ObjectID(entity: table.name, key: try insertRow(values, table: table))
+                counts[table.name, default: 0] += 1
+                if keys.count % 1000 == 0 { progress(DynamicImportProgress(phase: "inserting", done: keys.count, total: total)) }
             }
             // To-ones first, then to-manys, whose order wins.
-            for object in objects where !object.toOne.isEmpty {
-                guard let new = keys[object.id] else { continue }
+            var changes = InverseChanges()
+            var done = 0
+            try eachRecord(source) { record, id, table in
+                done += 1
+                if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: total * 2)) }
+                let (links, _) = importLinks(record, id: id, entity: table.entity)
+                guard !links.toOne.isEmpty, let new = keys[id] else { return }
                 var resolved = ResolvedEdits()
-                for (relationship, target) in object.toOne {
-                    guard let target = keys[target] else { continue }
-                    resolved.toOne.append((relationship, target))
-                    if relationship.foreignKeyColumn != nil { resolved.values[relationship.name] = .object(target) }
+                for (relationship, target) in links.toOne {
+                    let mapped = keys[target] ?? target
+                    resolved.toOne.append((relationship, mapped))
+                    if relationship.foreignKeyColumn != nil { resolved.values[relationship.name] = .object(mapped) }
                 }
-                try writeAttributes(resolved, table: object.table, key: new.key)
-                try writeRelationships(resolved, table: object.table, key: new.key)
+                try writeAttributes(resolved, table: table, key: new.key, current: nil)
+                try writeRelationships(
+                    resolved, table: table, key: new.key, previous: nil, isNew: true, changes: &changes, checksTargets: false)
             }
-            for object in objects where !object.toMany.isEmpty {
-                guard let new = keys[object.id] else { continue }
+            try eachRecord(source) { record, id, table in
+                done += 1
+                if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: total * 2)) }
+                let (links, _) = importLinks(record, id: id, entity: table.entity)
+                guard !links.toMany.isEmpty, let new = keys[id] else { return }
                 var resolved = ResolvedEdits()
-                for (relationship, members) in object.toMany {
-                    resolved.toMany.append((relationship, .set, members.compactMap { keys[$0] }))
+                for (relationship, members) in links.toMany {
+                    resolved.toMany.append((relationship, .set, members.map { keys[$0] ?? $0 }))
                 }
-                try writeRelationships(resolved, table: object.table, key: new.key)
+                try writeRelationships(
+                    resolved, table: table, key: new.key, previous: nil, isNew: false, changes: &changes, checksTargets: false)
             }
-            for object in objects {
-                guard let new = keys[object.id] else { continue }
-                try checkCounts(table: object.table, key: new.key, changed: ResolvedEdits())
+            guard keys.count == total, try source.stamp() == stamp else { throw changed }
+            try apply(changes)
+            for new in keys.values {
+                guard let table = store.table(named: new.entity), table.entity.relationships.contains(where: \.isToMany) else { continue }
+                try checkCounts(table: table, key: new.key)
             }
-            let counts = schema.entities.map { entity in
-                (entity: entity.name, count: objects.filter { $0.table.name == entity.name }.count)
-            }
-            return DynamicImportResult(keys: keys, counts: counts)
+            progress(DynamicImportProgress(phase: "linking", done: total * 2, total: total * 2))
+            let ordered = schema.entities.map { (entity: $0.name, count: counts[$0.name] ?? 0) }
+            return DynamicImportResult(keys: keys, counts: ordered)
         }
     }
 
-    /// One record checked and typed: its attribute values, and its
-    /// relationships by exported keys.
-    struct ImportedObject {
-        let id: ObjectID
-        let table: EntityTable
-        var values: [String: DynamicValue] = [:]
-        var toOne: [(Schema.Relationship, ObjectID)] = []
-        var toMany: [(Schema.Relationship, [ObjectID])] = []
-    }
-
-    /// Checks every record against the schema and types its values.
-    /// - Throws: `DynamicStoreError.invalidImport` with every problem found.
-    func importPlan(_ file: DynamicExportFile) throws -> [ImportedObject] {
-        var problems: [String] = []
-        var unknownEntities: [String] = []
-        var keys = Set<ObjectID>()
-        var accepted: [(DynamicExportFile.Record, ObjectID, EntityTable)] = []
-        for record in file.records {
-            guard let table = store.table(named: record.entity) else {
-                if !unknownEntities.contains(record.entity) {
-                    unknownEntities.append(record.entity)
-                    let suggestions = Suggestions.closest(to: record.entity, in: schema.entities.map(\.name))
-                    problems.append("\(record.entity): the store has no entity named '\(record.entity)'" + Suggestions.didYouMean(suggestions))
-                }
-                continue
+    /// Calls `body` with each record of a checked source, its key and table.
+    /// - Throws: `DynamicStoreError.invalidImport` when a record no longer
+    ///   reads (the file changed after the check); what `body` throws.
+    private func eachRecord(
+        _ source: DynamicImportSource, _ body: (DynamicExportFile.Record, ObjectID, EntityTable) throws -> Void
+    ) throws {
+        try source.forEach { result, location in
+            guard case .success(let record) = result, let table = store.table(named: record.entity),
+                let id = ObjectID(record.key)
+            else {
+                throw DynamicStoreError.invalidImport(
+                    ["\(location.map { "\($0): " } ?? "")the file changed while it was imported"])
             }
-            guard let id = ObjectID(record.key), id.entity == record.entity else {
-                problems.append("\(record.entity) record '\(record.key)': the key is not of the form \(record.entity):ID")
-                continue
-            }
-            guard keys.insert(id).inserted else {
-                problems.append("\(id): the key appears more than once")
-                continue
-            }
-            accepted.append((record, id, table))
+            try body(record, id, table)
         }
-        var objects: [ImportedObject] = []
-        for (record, id, table) in accepted {
-            var object = ImportedObject(id: id, table: table)
-            problems += typeAttributes(record, into: &object)
-            problems += resolveRelationships(record, into: &object, keys: keys)
-            objects.append(object)
-        }
-        problems += try uniqueProblems(objects)
-        guard problems.isEmpty else { throw DynamicStoreError.invalidImport(problems) }
-        return objects
-    }
-
-    private func typeAttributes(_ record: DynamicExportFile.Record, into object: inout ImportedObject) -> [String] {
-        var problems: [String] = []
-        let entity = object.table.entity
-        let given = record.attributes ?? [:]
-        for name in given.keys.sorted() {
-            guard let json = given[name] else { continue }
-            guard let attribute = entity.attribute(named: name) else {
-                if entity.relationship(named: name) != nil {
-                    problems.append("\(object.id).\(name): a relationship, given among the attributes")
-                } else {
-                    let candidates = Suggestions.closest(to: name, in: entity.attributes.map(\.name))
-                    problems.append("\(object.id).\(name): \(entity.name) has no attribute named '\(name)'" + Suggestions.didYouMean(candidates))
-                }
-                continue
-            }
-            if json == .null {
-                if !attribute.isOptional { problems.append("\(object.id).\(name): required, but null") }
-                object.values[name] = .null
-                continue
-            }
-            switch DynamicExchange.value(json, as: attribute.kind) {
-            case .success(let value): object.values[name] = value
-            case .failure(let failure): problems.append("\(object.id).\(name): \(failure.reason)")
-            }
-        }
-        for attribute in entity.attributes where !attribute.isOptional && given[attribute.name] == nil {
-            problems.append("\(object.id).\(attribute.name): required, but missing")
-        }
-        return problems
-    }
-
-    private func resolveRelationships(
-        _ record: DynamicExportFile.Record, into object: inout ImportedObject, keys: Set<ObjectID>
-    ) -> [String] {
-        var problems: [String] = []
-        let entity = object.table.entity
-        let given = record.relationships ?? [:]
-        let id = object.id
-        for name in given.keys.sorted() {
-            guard let json = given[name] else { continue }
-            guard let relationship = entity.relationship(named: name) else {
-                if entity.attribute(named: name) != nil {
-                    problems.append("\(id).\(name): an attribute, given among the relationships")
-                } else {
-                    let candidates = Suggestions.closest(to: name, in: entity.relationships.map(\.name))
-                    problems.append("\(id).\(name): \(entity.name) has no relationship named '\(name)'" + Suggestions.didYouMean(candidates))
-                }
-                continue
-            }
-            let texts: [ExchangeJSON]
-            switch (json, relationship.isToMany) {
-            case (.null, _): texts = []
-            case (.string, false): texts = [json]
-            case (.array(let items), true): texts = items
-            default:
-                let expected = relationship.isToMany ? "an array of \(relationship.destination):ID keys" : "\"\(relationship.destination):ID\" or null"
-                problems.append("\(id).\(name): expected \(expected), found \(json.summary)")
-                continue
-            }
-            var targets: [ObjectID] = []
-            for text in texts {
-                guard case .string(let key) = text, let target = ObjectID(key), target.entity == relationship.destination else {
-                    problems.append("\(id).\(name): \(text.summary) is not a key of the form \(relationship.destination):ID")
-                    continue
-                }
-                guard keys.contains(target) else {
-                    problems.append("\(id).\(name): \(target) is not a record of the file (a dangling key)")
-                    continue
-                }
-                targets.append(target)
-            }
-            if relationship.isToMany {
-                object.toMany.append((relationship, targets))
-            } else if let target = targets.first {
-                object.toOne.append((relationship, target))
-            }
-        }
-        for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
-            if given[relationship.name] == nil || given[relationship.name] == .null {
-                problems.append("\(id).\(relationship.name): required, but missing")
-            }
-        }
-        return problems
-    }
-
-    /// Unique values that repeat within the file or exist in the store.
-    private func uniqueProblems(_ objects: [ImportedObject]) throws -> [String] {
-        var problems: [String] = []
-        var seen: [String: [DynamicValue: ObjectID]] = [:]
-        for object in objects {
-            for attribute in object.table.entity.attributes where attribute.isUnique {
-                guard let value = object.values[attribute.name], !value.isNull else { continue }
-                let slot = "\(object.table.name).\(attribute.name)"
-                if let first = seen[slot]?[value] {
-                    problems.append("\(object.id).\(attribute.name): unique, but \(first) in the file has the same value")
-                    continue
-                }
-                seen[slot, default: [:]][value] = object.id
-                let sql = "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(object.table.name)) "
-                    + "WHERE \(quoteIdentifier(attribute.name)) = ? LIMIT 1"
-                let statement = try connection.prepare(sql)
-                try value.bind(to: statement, at: 1)
-                if try statement.step() {
-                    problems.append(
-                        "\(object.id).\(attribute.name): unique, but \(object.table.name):\(statement.int64(at: 0)) of the store has the same value")
-                }
-            }
-        }
-        return problems
     }
 }

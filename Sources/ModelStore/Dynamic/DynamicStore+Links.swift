@@ -2,13 +2,18 @@ import Foundation
 
 // The writing half of a dynamic edit: attribute columns through the entity
 // table's UPDATE, links through the library's `LinkWriter`, with the checks
-// a typed save makes (unique values, targets that exist, counts).
+// a typed save makes (unique values, targets that exist, counts), and the
+// other side of every changed relationship kept as the typed API keeps it
+// (see `InverseChanges`).
 
 extension DynamicStore {
     /// Writes the changed columns (attributes and to-one foreign keys) with
-    /// the entity table's own UPDATE statement shape.
-    func writeAttributes(_ resolved: ResolvedEdits, table: EntityTable, key: Int64) throws {
-        try checkUnique(resolved, table: table, key: key)
+    /// the entity table's own UPDATE statement shape, after checking unique
+    /// values against the other objects.
+    /// - Parameter current: the object before the edit, whose other values
+    ///   complete a `#Unique` tuple; nil when only foreign keys change.
+    func writeAttributes(_ resolved: ResolvedEdits, table: EntityTable, key: Int64, current: DynamicObject?) throws {
+        try checkUnique(resolved.values, current: current, table: table, key: key)
         let ordinals = table.slots.indices.filter { table.slots[$0].column != nil && resolved.values[table.slots[$0].name] != nil }
         guard !ordinals.isEmpty else { return }
         let statement = try connection.prepare(table.updateSQL(ordinals: ordinals))
@@ -24,24 +29,6 @@ extension DynamicStore {
             throw ModelStoreError.saveFailed(entity: table.name, row: key, underlying: error)
         }
         if connection.changes == 0 { throw DynamicStoreError.objectNotFound(ObjectID(entity: table.name, key: key)) }
-    }
-
-    /// Unique attributes must not take a value another object has (an
-    /// insert would otherwise turn into an upsert of that object).
-    func checkUnique(_ resolved: ResolvedEdits, table: EntityTable, key: Int64?) throws {
-        var problems: [String] = []
-        for attribute in table.entity.attributes where attribute.isUnique {
-            guard let value = resolved.values[attribute.name], !value.isNull else { continue }
-            let sql = "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.name)) "
-                + "WHERE \(quoteIdentifier(attribute.name)) = ? AND \(quoteIdentifier(primaryKeyColumn)) IS NOT ? LIMIT 1"
-            let statement = try connection.prepare(sql)
-            try value.bind(to: statement, at: 1)
-            try statement.bind(key.map(SQLiteValue.integer) ?? .null, at: 2)
-            if try statement.step() {
-                problems.append("\(table.name).\(attribute.name) is unique, and \(table.name):\(statement.int64(at: 0)) has the same value")
-            }
-        }
-        guard problems.isEmpty else { throw DynamicStoreError.validationFailed(problems) }
     }
 
     /// True when the object exists.
@@ -60,85 +47,153 @@ extension DynamicStore {
         }
     }
 
-    /// Writes the relationship edits: order columns of to-ones, the other
-    /// side of one-to-ones, and to-many membership, keeping inverses right.
-    func writeRelationships(_ resolved: ResolvedEdits, table: EntityTable, key: Int64, isInsert: Bool = false) throws {
+    /// Writes the relationship edits of one object (whose foreign-key
+    /// columns `writeAttributes` or the insert already wrote): the other
+    /// side of one-to-ones, to-many membership, and, in `changes`, the lists
+    /// on the other side that gain or lose the object.
+    /// - Parameters:
+    ///   - previous: the object before the edit, whose to-ones are the ones
+    ///     being replaced; nil for a new object.
+    ///   - isNew: the object has no to-many members yet (an insert), so
+    ///     there are none to read before an edit.
+    ///   - checksTargets: check that every target exists (an import knows).
+    /// - Throws: `DynamicStoreError.validationFailed` when a target does not
+    ///   exist or a required relationship would be left empty;
+    ///   `ModelStoreError.saveFailed`; `SQLiteError`.
+    func writeRelationships(
+        _ resolved: ResolvedEdits, table: EntityTable, key: Int64, previous: DynamicObject?, isNew: Bool,
+        changes: inout InverseChanges, checksTargets: Bool = true
+    ) throws {
         for (relationship, target) in resolved.toOne {
-            try checkTargets(target.map { [$0] } ?? [], of: relationship, holder: table.name)
-            let inverse = inverse(of: relationship)
-            switch relationship.storage {
-            case .foreignKey(let column, let orderColumn):
-                guard let target else {
-                    try LinkWriter.setForeignKey(column, of: table.name, row: key, to: nil, orderColumn: orderColumn, connection: connection)
-                    continue
-                }
-                if let orderColumn {
-                    let position = try nextPosition(column: column, orderColumn: orderColumn, table: table.name, target: target.key, excluding: key)
-                    try LinkWriter.setForeignKey(
-                        column, of: table.name, row: key, to: target.key, orderColumn: orderColumn, position: position,
-                        connection: connection)
-                } else if inverse != nil {
-                    // One-to-one: the target's previous holder lets go of it.
-                    for other in try keys(in: table.name, where: column, equals: target.key) where other != key {
-                        try LinkWriter.setForeignKey(column, of: table.name, row: other, to: nil, connection: connection)
-                    }
-                }
-            case .inverseForeignKey:
-                guard let column = inverse?.foreignKeyColumn else { continue }
-                for other in try keys(in: relationship.destination, where: column, equals: key) {
-                    try LinkWriter.setForeignKey(column, of: relationship.destination, row: other, to: nil, connection: connection)
-                }
-                if let target {
-                    try LinkWriter.setForeignKey(column, of: relationship.destination, row: target.key, to: key, connection: connection)
-                }
-            case .joinTable, .unresolved:
-                continue
-            }
+            if checksTargets { try checkTargets(target.map { [$0] } ?? [], of: relationship, holder: table.name) }
+            var before: Int64?
+            if case .object(let id)? = previous?[relationship.name] { before = id.key }
+            if previous != nil && before == target?.key { continue }
+            try writeToOne(relationship, table: table, key: key, from: before, to: target?.key, changes: &changes)
         }
         for (relationship, operation, ids) in resolved.toMany {
-            try checkTargets(ids, of: relationship, holder: table.name)
-            let current = isInsert ? [] : try relatedKeys(relationship, of: key)
-            let given = ids.map(\.key)
-            var members: [Int64]
-            switch operation {
-            case .set: members = []
-                for member in given where !members.contains(member) { members.append(member) }
-            case .add: members = current
-                for member in given where !members.contains(member) { members.append(member) }
-            case .remove: members = current.filter { !given.contains($0) }
-            }
-            let removed = current.filter { !members.contains($0) }
-            let inverse = inverse(of: relationship)
-            if case .inverseForeignKey = relationship.storage, let inverse, case .foreignKey(let column, let orderColumn) = inverse.storage {
-                if !removed.isEmpty && !inverse.isOptional {
-                    throw DynamicStoreError.validationFailed(
-                        ["\(relationship.destination).\(inverse.name) is required, so a \(relationship.destination) cannot leave \(table.name).\(relationship.name); delete it or move it to another \(table.name)"])
-                }
-                for member in removed {
-                    try LinkWriter.setForeignKey(
-                        column, of: relationship.destination, row: member, to: nil, orderColumn: orderColumn, connection: connection)
-                }
-                for member in members where !current.contains(member) {
-                    try LinkWriter.setForeignKey(column, of: relationship.destination, row: member, to: key, connection: connection)
-                }
-            }
-            try LinkWriter.writeLinks(
-                relationship, inverse: inverse, holder: key, members: members, removed: removed, connection: connection)
+            if checksTargets { try checkTargets(ids, of: relationship, holder: table.name) }
+            try writeToMany(relationship, operation, ids.map(\.key), table: table, key: key, isNew: isNew, changes: &changes)
         }
     }
 
-    /// To-many relationships that were edited (all, for a new object) must
-    /// hold a count within their limits.
-    func checkCounts(table: EntityTable, key: Int64, changed resolved: ResolvedEdits) throws {
-        for relationship in table.entity.relationships where relationship.isToMany {
-            let (minimum, maximum) = relationship.countLimits
-            guard minimum != nil || maximum != nil else { continue }
-            let count = try relatedKeys(relationship, of: key).count
-            if count < (minimum ?? 0) || count > (maximum ?? Int.max) {
-                throw ModelStoreError.relationshipCount(
-                    object: "\(table.name):\(key)", relationship: relationship.name, count: count, minimum: minimum,
-                    maximum: maximum)
+    private func writeToOne(
+        _ relationship: Schema.Relationship, table: EntityTable, key: Int64, from before: Int64?, to target: Int64?,
+        changes: inout InverseChanges
+    ) throws {
+        let inverse = inverse(of: relationship)
+        let destination = relationship.destination
+        switch relationship.storage {
+        case .foreignKey(let column, _):
+            guard let inverse else { return }
+            if inverse.isToMany {
+                // The old holder's list loses the object; the new one's gains it at the end.
+                if let before { changes.touch(inverse, of: destination, holder: before) }
+                if let target { changes.append(key, to: inverse, of: destination, holder: target) }
+                return
             }
+            // One-to-one: the target's previous partner lets go of it, and
+            // the previous target loses this object.
+            if let target {
+                for other in try keys(in: table.name, where: column, equals: target) where other != key {
+                    guard relationship.isOptional else {
+                        throw DynamicStoreError.validationFailed([
+                            "\(table.name):\(other).\(relationship.name) is required and holds \(destination):\(target), which cannot go to \(table.name):\(key) too"
+                        ])
+                    }
+                    try LinkWriter.setForeignKey(column, of: table.name, row: other, to: nil, connection: connection)
+                }
+            }
+            if let before, !inverse.isOptional {
+                throw DynamicStoreError.validationFailed([
+                    "\(destination):\(before).\(inverse.name) is required, so \(table.name):\(key) cannot leave it"
+                ])
+            }
+        case .inverseForeignKey:
+            // One-to-one whose column is in the destination's table.
+            guard let inverse, case .foreignKey(let column, _) = inverse.storage else { throw unwritable(relationship, of: table.name) }
+            for other in try keys(in: destination, where: column, equals: key) where other != target {
+                guard inverse.isOptional else {
+                    throw DynamicStoreError.validationFailed([
+                        "\(destination):\(other).\(inverse.name) is required, so it cannot leave \(table.name):\(key)"
+                    ])
+                }
+                try LinkWriter.setForeignKey(column, of: destination, row: other, to: nil, connection: connection)
+            }
+            guard let target else { return }
+            if let partner = try foreignKey(column, of: destination, row: target), partner != key, !relationship.isOptional {
+                throw DynamicStoreError.validationFailed([
+                    "\(table.name):\(partner).\(relationship.name) is required, so \(destination):\(target) cannot leave it"
+                ])
+            }
+            try LinkWriter.setForeignKey(column, of: destination, row: target, to: key, connection: connection)
+        case .joinTable, .unresolved:
+            throw unwritable(relationship, of: table.name)
+        }
+    }
+
+    private func writeToMany(
+        _ relationship: Schema.Relationship, _ operation: DynamicEdit.Operation, _ given: [Int64], table: EntityTable,
+        key: Int64, isNew: Bool, changes: inout InverseChanges
+    ) throws {
+        let current = isNew ? [] : try relatedKeys(relationship, of: key)
+        var members: [Int64]
+        switch operation {
+        case .set: members = []
+            for member in given where !members.contains(member) { members.append(member) }
+        case .add: members = current
+            for member in given where !members.contains(member) { members.append(member) }
+        case .remove: members = current.filter { !given.contains($0) }
+        }
+        let kept = Set(members)
+        let removed = current.filter { !kept.contains($0) }
+        let added = members.filter { !current.contains($0) }
+        let inverse = inverse(of: relationship)
+        let destination = relationship.destination
+        changes.markExplicit(relationship, of: table.name, holder: key)
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard let inverse, case .foreignKey(let column, let orderColumn) = inverse.storage else {
+                throw unwritable(relationship, of: table.name)
+            }
+            if !removed.isEmpty && !inverse.isOptional {
+                throw DynamicStoreError.validationFailed(
+                    ["\(destination).\(inverse.name) is required, so a \(destination) cannot leave \(table.name).\(relationship.name); delete it or move it to another \(table.name)"])
+            }
+            for member in removed {
+                try LinkWriter.setForeignKey(column, of: destination, row: member, to: nil, orderColumn: orderColumn, connection: connection)
+            }
+            for member in added {
+                // A member taken from another holder leaves that holder's list.
+                if let holder = try foreignKey(column, of: destination, row: member), holder != key {
+                    changes.touch(relationship, of: table.name, holder: holder)
+                }
+                try LinkWriter.setForeignKey(column, of: destination, row: member, to: key, connection: connection)
+            }
+        case .joinTable:
+            if let inverse {
+                for member in removed { changes.touch(inverse, of: destination, holder: member) }
+                for member in added { changes.append(key, to: inverse, of: destination, holder: member) }
+            }
+        case .foreignKey, .unresolved:
+            throw unwritable(relationship, of: table.name)
+        }
+        try LinkWriter.writeLinks(relationship, inverse: inverse, holder: key, members: members, removed: removed, connection: connection)
+    }
+
+    /// A storage that resolution never gives the relationship's kind (a
+    /// to-one in a join table, a to-many in a column): refused, not skipped.
+    private func unwritable(_ relationship: Schema.Relationship, of entity: String) -> ModelStoreError {
+        .invalidSchema(reason: "\(entity).\(relationship.name) has a storage (\(relationship.storage)) that ModelStore does not write for a \(relationship.isToMany ? "to-many" : "to-one")")
+    }
+
+    /// Every to-many relationship of the object with count limits must hold
+    /// a number of objects within them, as a typed save checks a new or
+    /// changed object.
+    /// - Throws: `ModelStoreError.relationshipCount`; `SQLiteError`.
+    func checkCounts(table: EntityTable, key: Int64) throws {
+        for relationship in table.entity.relationships where relationship.isToMany {
+            try checkCount(relationship, of: table.name, holder: key)
         }
     }
 
@@ -151,14 +206,13 @@ extension DynamicStore {
         return keys
     }
 
-    /// The position after the last member of the target's to-many.
-    private func nextPosition(column: String, orderColumn: String, table: String, target: Int64, excluding key: Int64) throws -> Int64 {
-        let statement = try connection.prepare(
-            "SELECT coalesce(max(\(quoteIdentifier(orderColumn))) + 1, 0) FROM \(quoteIdentifier(table)) "
-                + "WHERE \(quoteIdentifier(column)) = ? AND \(quoteIdentifier(primaryKeyColumn)) <> ?")
-        try statement.bind(target, at: 1)
-        try statement.bind(key, at: 2)
-        _ = try statement.step()
+    /// The key in a row's foreign-key column; nil when it is NULL or there is no such row.
+    private func foreignKey(_ column: String, of table: String, row: Int64) throws -> Int64? {
+        let statement = try connection.cachedStatement(
+            "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?")
+        defer { statement.reset() }
+        try statement.bind(row, at: 1)
+        guard try statement.step(), statement.storage(at: 0) != .null else { return nil }
         return statement.int64(at: 0)
     }
 }

@@ -13,40 +13,48 @@ public struct DynamicWriteResult: Sendable {
 extension DynamicStore {
     /// Sets properties of an existing object, in one transaction.
     ///
-    /// Values are parsed strictly by the property's type; relationships take
-    /// `Entity:ID` (`rel=`, `rel+=`, `rel-=`), and inverses are kept right
-    /// (a stop added to a trip leaves its old trip). Validation (required
-    /// values, unique values, targets that exist, to-many counts) runs
-    /// before the transaction commits; with `dryRun` everything runs and is
-    /// rolled back.
+    /// Values are parsed strictly by the property's type (an enum's value
+    /// must be one of the cases the record holds); relationships take
+    /// `Entity:ID` (`rel=`, `rel+=`, `rel-=`), and the other side is kept as
+    /// a typed save keeps it: a stop added to a trip leaves its old trip,
+    /// whose stops close up, and joins the end of the new one's; a
+    /// many-to-many's join rows get both sides' order. Validation (required
+    /// values, unique values, targets that exist, the to-many counts of the
+    /// object and of every object that gains or loses it) runs before the
+    /// transaction commits; with `dryRun` everything runs and is rolled back.
     /// - Throws: `DynamicStoreError` (`.objectNotFound`, `.unparsableValue`,
     ///   `.invalidEdit`, `.validationFailed`), `ModelStoreError.unknownProperty`,
-    ///   `.readOnlyStore`, `.danglingReference`, `.saveFailed`; `SQLiteError`
-    ///   (a lock held past the busy timeout).
+    ///   `.readOnlyStore`, `.relationshipCount`, `.danglingReference`,
+    ///   `.saveFailed`; `SQLiteError` (a lock held past the busy timeout).
     public func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: id.entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: false)
         return try writeTransaction(dryRun: dryRun) {
             let before = try existingObject(id)
-            try writeAttributes(resolved, table: table, key: id.key)
-            try writeRelationships(resolved, table: table, key: id.key)
-            try checkCounts(table: table, key: id.key, changed: resolved)
+            try writeAttributes(resolved, table: table, key: id.key, current: before)
+            var changes = InverseChanges()
+            try writeRelationships(resolved, table: table, key: id.key, previous: before, isNew: false, changes: &changes)
+            try apply(changes)
+            try checkCounts(table: table, key: id.key)
             return DynamicWriteResult(id: id, before: before, after: try existingObject(id))
         }
     }
 
-    /// Inserts a new object, in one transaction; every non-optional
-    /// attribute and to-one must be given (the schema record holds no
-    /// default values).
+    /// Inserts a new object, in one transaction. An attribute left out takes
+    /// the default value the schema record holds for it (the model's
+    /// constant initial value); every other non-optional attribute and
+    /// every non-optional to-one must be given.
     /// - Throws: as `update`.
     public func insert(_ entity: String, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: true)
         return try writeTransaction(dryRun: dryRun) {
-            try checkUnique(resolved, table: table, key: nil)
+            try checkUnique(resolved.values, current: nil, table: table, key: nil)
             let key = try insertRow(resolved.values, table: table)
-            try writeRelationships(resolved, table: table, key: key, isInsert: true)
-            try checkCounts(table: table, key: key, changed: resolved)
+            var changes = InverseChanges()
+            try writeRelationships(resolved, table: table, key: key, previous: nil, isNew: true, changes: &changes)
+            try apply(changes)
+            try checkCounts(table: table, key: key)
             let id = ObjectID(entity: table.name, key: key)
             return DynamicWriteResult(id: id, before: nil, after: try existingObject(id))
         }
@@ -126,11 +134,16 @@ extension DynamicStore {
                     resolved.values[attribute.name] = .null
                     continue
                 }
+                let parsed: DynamicValue
                 do {
-                    resolved.values[attribute.name] = try ValueText.parse(value, as: attribute.kind)
+                    parsed = try ValueText.parse(value, as: attribute.kind)
                 } catch {
                     throw DynamicStoreError.unparsableValue(entity: entity.name, property: attribute.name, reason: error.reason)
                 }
+                if let problem = attribute.caseProblem(parsed) {
+                    throw DynamicStoreError.unparsableValue(entity: entity.name, property: attribute.name, reason: problem)
+                }
+                resolved.values[attribute.name] = parsed
             } else if let relationship = entity.relationship(named: edit.property) {
                 let ids = try objectIDs(edit.value, for: relationship, edit: text)
                 if relationship.isToMany {
@@ -150,8 +163,19 @@ extension DynamicStore {
             }
         }
         if isInsert {
-            for attribute in entity.attributes where !attribute.isOptional && resolved.values[attribute.name] == nil {
-                problems.append("\(entity.name).\(attribute.name) is required; give \(attribute.name)=VALUE")
+            for attribute in entity.attributes where resolved.values[attribute.name] == nil {
+                do {
+                    if let value = try attribute.recordedDefault() {
+                        resolved.values[attribute.name] = value
+                        continue
+                    }
+                } catch {
+                    problems.append("\(entity.name).\(attribute.name): \(error.reason); give \(attribute.name)=VALUE")
+                    continue
+                }
+                if !attribute.isOptional {
+                    problems.append("\(entity.name).\(attribute.name) is required; give \(attribute.name)=VALUE")
+                }
             }
             for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
                 if !resolved.toOne.contains(where: { $0.0.name == relationship.name }) {

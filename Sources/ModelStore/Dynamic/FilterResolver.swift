@@ -56,6 +56,7 @@ struct FilterResolver {
             let (property, kind) = try valueOf(target, column: pathColumn)
             let values = try items.map { item -> QueryExpression in
                 guard case .literal(let literal, let itemColumn) = item else { return .constant(.null) }
+                try checkCase(literal, of: target, column: itemColumn)
                 return .constant(try constant(literal, for: kind, column: itemColumn))
             }
             _ = column
@@ -194,6 +195,7 @@ struct FilterResolver {
             case (.identifier(let entity, _), .string(let text)):
                 value = try objectKey(text, destination: entity, column: literalColumn)
             default:
+                if op == .equal || op == .notEqual { try checkCase(literal, of: target, column: literalColumn) }
                 value = try constant(literal, for: kind, column: literalColumn)
             }
             return .comparison(property, op, .constant(value))
@@ -235,6 +237,20 @@ struct FilterResolver {
                 column: column,
                 reason: "'\(word)' works on strings\(word == "contains" ? ", JSON arrays and to-many relationships" : ""); \(path.joined(separator: ".")) is not one")
         }
+    }
+
+    /// A value compared for equality with an enum attribute must be one of
+    /// the cases the record holds: any other could match nothing, which is
+    /// most likely a misspelt case.
+    private func checkCase(_ literal: FilterLiteral, of target: Target, column: Int) throws {
+        guard case .attribute(let attribute, _) = target, attribute.enumCases != nil else { return }
+        let text: String
+        switch literal {
+        case .string(let value), .integer(let value): text = value
+        default: return
+        }
+        guard let value = try? ValueText.parse(text, as: attribute.kind), let problem = attribute.caseProblem(value) else { return }
+        throw DynamicStoreError.invalidFilter(column: column, reason: problem)
     }
 
     private func objectKey(_ text: String, destination: String, column: Int) throws -> QueryConstant {

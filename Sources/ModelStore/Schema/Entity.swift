@@ -159,11 +159,28 @@ extension Schema {
         public var options: [Option]
         /// The name the property had in an earlier schema version, for migrations.
         public var originalName: String?
+        /// The raw values of the type's cases, in declaration order and in
+        /// store-tool's text form (`planned`, `2`), when the type is a
+        /// `CaseIterable` enum stored as its raw value; nil otherwise (and in
+        /// records written before ModelStore recorded them).
+        ///
+        /// It describes values, not the table: it is not part of the
+        /// fingerprint, and a change of cases is not a schema difference.
+        public var enumCases: [String]?
+        /// The property's declared initial value (`var nights = 3`) in
+        /// store-tool's text form (what `key=value` takes: `3`, `planned`,
+        /// `true`, `[]`), when the declaration has one that is a constant: a
+        /// literal, a collection of literals, or an enum case. Nil when there
+        /// is none, when it is computed (`Date()`), and in older records.
+        ///
+        /// Like `enumCases`, not part of the fingerprint or the differences.
+        public var defaultValue: String?
 
         /// Creates an attribute description.
         public init(
             name: String, kind: ValueKind, representation: ValueRepresentation = .primitive,
-            swiftType: String, isOptional: Bool, options: [Option] = [], originalName: String? = nil
+            swiftType: String, isOptional: Bool, options: [Option] = [], originalName: String? = nil,
+            enumCases: [String]? = nil, defaultValue: String? = nil
         ) {
             self.name = name
             self.kind = kind
@@ -172,6 +189,17 @@ extension Schema {
             self.isOptional = isOptional
             self.options = options
             self.originalName = originalName
+            self.enumCases = enumCases
+            self.defaultValue = defaultValue
+        }
+
+        /// The attribute without what describes its values rather than its
+        /// column (`enumCases`, `defaultValue`): what the fingerprint covers.
+        var layout: Attribute {
+            var copy = self
+            copy.enumCases = nil
+            copy.defaultValue = nil
+            return copy
         }
 
         /// True when the attribute has the `.unique` option.

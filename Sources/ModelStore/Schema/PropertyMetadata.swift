@@ -41,15 +41,25 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     private init<Model: AnyObject, Coder: ValueCoder>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Coder.Value)?
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Coder.Value)?,
+        defaultKind: DefaultKind?
     ) {
         self.defaultBinder = defaultValue.map { value in { statement, index in try Coder.encode(value(), into: statement, at: index) } }
         self.name = name
         self.ordinal = ordinal
         self.keyPath = keyPath
+        // Only a constant initial value is recorded: `Date()` would record
+        // the moment the schema was built.
+        let isConstant: Bool =
+            switch defaultKind {
+            case .literal?: true
+            case .member?: Coder.representation == .rawValue
+            case nil: false
+            }
         self.attribute = Schema.Attribute(
             name: name, kind: Coder.kind, representation: Coder.representation, swiftType: Coder.swiftTypeName,
-            isOptional: Coder.isOptional, options: options, originalName: originalName)
+            isOptional: Coder.isOptional, options: options, originalName: originalName, enumCases: Coder.enumCases,
+            defaultValue: isConstant ? defaultValue.flatMap { Coder.recordText($0()) } : nil)
         self.accessor = KeyPathAccessor<Model, Coder.Value>(keyPath: keyPath)
         self.relationship = nil
         self.inverseKeyPath = nil
@@ -88,7 +98,8 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// inverse inferred.
     public static func attribute<Model: PersistentModel, Value: RelationshipValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: .nullify, inverse: nil, minimumModelCount: nil,
@@ -107,67 +118,85 @@ public struct PropertyMetadata: @unchecked Sendable {
             forwardsChanges: forwardsChanges)
     }
 
+    /// What kind of expression a property's initial value is, as `@Model`
+    /// sees it: it decides whether the schema record may hold the value.
+    public enum DefaultKind: Sendable {
+        /// A literal, or an array or dictionary of literals: the same value
+        /// every time (`3`, `"x"`, `true`, `[]`).
+        case literal
+        /// A member without arguments (`.planned`, `Status.planned`):
+        /// recorded only for a type stored as its raw value (an enum case);
+        /// for other types it may be computed (`.now`).
+        case member
+    }
+
     // The overloads below let the compiler choose how a property's type is
     // stored; see `ValueCoder`.
 
     /// Describes a property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: PrimitiveCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName, defaultValue: defaultValue)
+            originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 
     /// Describes an optional property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalPrimitiveCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName, defaultValue: defaultValue)
+            options: options, originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 
     /// Describes a property stored as its raw value (an enum).
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: RawValueCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName, defaultValue: defaultValue)
+            originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 
     /// Describes an optional property stored as its raw value.
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalRawValueCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName, defaultValue: defaultValue)
+            options: options, originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 
     /// Describes a `Codable` property stored as JSON text.
     public static func attribute<Model: AnyObject, Value: Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: JSONCoder<Value>.self, ordinal: ordinal, options: options,
-            originalName: originalName, defaultValue: defaultValue)
+            originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 
     /// Describes an optional `Codable` property stored as JSON text, nil as NULL.
     public static func attribute<Model: AnyObject, Value: Codable>(
         name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil
+        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
+        defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
         PropertyMetadata(
             name: name, keyPath: keyPath, coder: OptionalJSONCoder<Value>.self, ordinal: ordinal,
-            options: options, originalName: originalName, defaultValue: defaultValue)
+            options: options, originalName: originalName, defaultValue: defaultValue, defaultKind: defaultKind)
     }
 }
 

@@ -35,7 +35,9 @@ public struct Schema: Sendable, Codable, Equatable, CustomStringConvertible {
     /// two stores with the same fingerprint have the same tables.
     ///
     /// FNV-1a over the canonical JSON of the entities; it detects accidental
-    /// differences, it is not a cryptographic digest.
+    /// differences, it is not a cryptographic digest. What describes values
+    /// but not tables (an attribute's enum cases and default value) is left
+    /// out, so that recording them did not change any store's fingerprint.
     public var fingerprint: String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in canonicalEntitiesJSON() {
@@ -50,7 +52,12 @@ public struct Schema: Sendable, Codable, Equatable, CustomStringConvertible {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         // Encoding plain structs of strings and booleans cannot fail.
-        return (try? encoder.encode(entities)) ?? Data()
+        let layout = entities.map { entity in
+            var entity = entity
+            entity.attributes = entity.attributes.map(\.layout)
+            return entity
+        }
+        return (try? encoder.encode(layout)) ?? Data()
     }
 
     /// The schema record written into a store: JSON with sorted keys.

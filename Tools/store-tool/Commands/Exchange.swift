@@ -49,34 +49,53 @@ struct Export: ParsableCommand {
             }
             defer { if descriptor != STDOUT_FILENO { close(descriptor) } }
             let sink = Output(fileDescriptor: descriptor)
+            // Progress only when the rows do not go to the terminal too.
+            let progress = ProgressLine(whenOutputIsTerminal: output != nil)
             switch format {
-            case .json: try exportJSON(store, selected, sink)
+            case .json: try exportJSON(store, selected, sink, progress)
             case .jsonl:
                 let entity = selected[0]
+                let total = try store.count(entity.name)
+                var done = 0
                 let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
-                try store.forEach(query) { sink.line(DynamicExchange.record($0, entity: entity)) }
+                try store.forEach(query) { object in
+                    sink.line(DynamicExchange.record(object, entity: entity))
+                    done += 1
+                    progress.update("export: \(entity.name)", done, total: total)
+                }
             case .csv:
                 let entity = selected[0]
+                let total = try store.count(entity.name)
+                var done = 0
                 let fields = entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
                 let writer = ObjectWriter(format: .csv, fields: fields, output: sink)
-                try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { writer.write($0) }
+                try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { object in
+                    writer.write(object)
+                    done += 1
+                    progress.update("export: \(entity.name)", done, total: total)
+                }
                 writer.finish()
             }
             sink.flush()
+            progress.finish()
             if sink.failed { throw ToolError(status: .failure, message: "the export could not be written completely") }
         }
     }
 
     /// The schema record, then every object of each entity, streamed.
-    private func exportJSON(_ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output) throws {
+    private func exportJSON(_ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output, _ progress: ProgressLine) throws {
         sink.line(try DynamicExchange.header(schema: store.schema))
         for (index, entity) in entities.enumerated() {
             sink.line((index == 0 ? "" : ",") + DynamicExchange.quote(entity.name) + ":[")
             var first = true
+            var done = 0
+            let total = try store.count(entity.name)
             let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
             try store.forEach(query) { object in
                 sink.line((first ? "" : ",") + DynamicExchange.record(object, entity: entity))
                 first = false
+                done += 1
+                progress.update("export: \(entity.name)", done, total: total)
             }
             sink.line("]")
         }
@@ -87,20 +106,27 @@ struct Export: ParsableCommand {
 /// `import STORE FILE [--dry-run]`.
 struct Import: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import a JSON export into a store (created from the export's schema when it does not exist).",
+        abstract: "Import a JSON export or a JSONL file of records into a store.",
         discussion: """
+            FILE is a json export (what export writes by default; a STORE that does not exist is created \
+            from its schema) or a jsonl file of records, one per line, as export --format jsonl writes \
+            them (read line by line; its records may be of any entities, and a relationship key that is \
+            not a record of the file names an object of STORE). The format is told from the first line.
+
             Every record is checked against the store's schema first (unknown entities and properties, \
-            values of the wrong type, missing required values, dangling relationship keys, repeated \
-            unique values); every problem is printed, one line each, and nothing is written. Then all \
-            objects are inserted in one transaction with new keys, relationships and their order kept.
+            values of the wrong type or not a case of their enum, missing required values, dangling \
+            relationship keys, repeated unique values); every problem is printed, one line each, and \
+            nothing is written. Attributes a record leaves out take the default the schema records. Then \
+            all objects are inserted in one transaction with new keys, relationships and their order kept.
 
             Examples:
               store-tool import copy.store trips.json
               store-tool import trips.store more-trips.json --dry-run
+              store-tool import trips.store stops.jsonl
             """)
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The JSON export to read.") var file: String
+    @Argument(help: "The json export or jsonl file to read.") var file: String
     @Flag(help: "Check and run the import, then roll it back.") var dryRun = false
 
     func run() throws {
@@ -109,24 +135,42 @@ struct Import: ParsableCommand {
                 try importFile()
             } catch DynamicStoreError.invalidImport(let problems) {
                 for problem in problems { Terminal.error(problem) }
-                Terminal.error(
-                    "\(problems.count) problem\(problems.count == 1 ? "" : "s") in \(file); nothing was imported")
+                let count = problems.last.flatMap(Self.moreCount).map { problems.count - 1 + $0 } ?? problems.count
+                Terminal.error("\(count) problem\(count == 1 ? "" : "s") in \(file); nothing was imported")
                 throw ExitCode(ExitStatus.badInput.rawValue)
             }
         }
     }
 
+    /// N in "… and N more problems".
+    private static func moreCount(_ line: String) -> Int? {
+        guard line.hasPrefix("… and "), line.hasSuffix(" more problems") else { return nil }
+        return Int(line.dropFirst(6).dropLast(14))
+    }
+
     private func importFile() throws {
-        guard let data = FileManager.default.contents(atPath: file) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), !isDirectory.boolValue,
+            FileManager.default.isReadableFile(atPath: file)
+        else {
             throw ToolError.badInput("cannot read the import file \(file)")
         }
-        let export = try DynamicExportFile(data: data)
+        let source = try DynamicImportSource.open(path: file)
+        let progress = ProgressLine()
+        defer { progress.finish() }
+        let report: (DynamicImportProgress) -> Void = { step in
+            progress.update("import: \(step.phase)", step.done, total: step.total)
+        }
         let result: DynamicImportResult
         var created = false
         if FileManager.default.fileExists(atPath: options.store) {
             let store = try options.open(readOnly: false)
-            result = try store.importObjects(export, dryRun: dryRun)
+            result = try store.importObjects(from: source, dryRun: dryRun, progress: report)
         } else {
+            guard let schema = source.schema else {
+                throw ToolError.badInput(
+                    "\(file) is a jsonl file, which records no schema, and \(options.store) does not exist; import it into an existing store, or import a json export to create one")
+            }
             // A new store from the export's schema; a dry run builds it in a
             // temporary folder, and a failed import leaves no file behind.
             let folder = FileManager.default.temporaryDirectory.appending(path: "store-tool-import-\(UUID().uuidString)")
@@ -134,13 +178,15 @@ struct Import: ParsableCommand {
             if dryRun { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
             defer { if dryRun { try? FileManager.default.removeItem(at: folder) } }
             do {
-                result = try importIntoNewStore(path, export)
+                let store = try DynamicStore.create(path: path, schema: schema)
+                result = try store.importObjects(from: source, dryRun: dryRun, progress: report)
             } catch {
                 if !dryRun { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
                 throw error
             }
             created = true
         }
+        progress.finish()
         let total = result.counts.reduce(0) { $0 + $1.count }
         let details = result.counts.filter { $0.count > 0 }.map { "\($0.entity) \($0.count)" }.joined(separator: ", ")
         let summary = "\(total) object\(total == 1 ? "" : "s")" + (details.isEmpty ? "" : " (\(details))")
@@ -149,10 +195,5 @@ struct Import: ParsableCommand {
         } else {
             print("imported \(summary)\(created ? " into the new store \(options.store)" : "")")
         }
-    }
-
-    private func importIntoNewStore(_ path: String, _ export: DynamicExportFile) throws -> DynamicImportResult {
-        let store = try DynamicStore.create(path: path, schema: export.schema)
-        return try store.importObjects(export, dryRun: dryRun)
     }
 }

@@ -112,10 +112,23 @@ struct Backup: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "The new file (must not exist).") var destination: String
+    @Flag(help: "Check that the copy can be made (the store opens, the file is new, its folder exists) and write nothing.")
+    var dryRun = false
 
     func run() throws {
         try reporting {
             let store = try options.open(readOnly: true)
+            if dryRun {
+                guard !FileManager.default.fileExists(atPath: destination) else {
+                    throw ModelStoreError.cannotOpen(path: destination, reason: "the file already exists; choose a new file")
+                }
+                let folder = URL(filePath: destination).deletingLastPathComponent().path(percentEncoded: false)
+                guard FileManager.default.isWritableFile(atPath: folder) else {
+                    throw ModelStoreError.cannotOpen(path: destination, reason: "the folder \(folder) does not exist or cannot be written")
+                }
+                print("dry run: would copy \(store.path) (\(store.fileSize) bytes) to \(destination); nothing was written")
+                return
+            }
             try store.backup(to: destination) { done, total in Terminal.progress("backup: pages", done, total) }
             print("backed up \(store.path) to \(destination)")
         }

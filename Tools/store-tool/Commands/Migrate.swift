@@ -15,7 +15,7 @@ struct Migrate: ParsableCommand {
 
             Examples:
               store-tool migrate trips.store --status --scripts Migrations
-              store-tool migrate trips.store --scripts Migrations --plan
+              store-tool migrate trips.store --scripts Migrations --plan      (or --dry-run)
               store-tool migrate trips.store --scripts Migrations --to 0002
               store-tool migrate trips.store --scripts Migrations --baseline
             """)
@@ -25,6 +25,7 @@ struct Migrate: ParsableCommand {
     @Flag(help: "Show the store's format, schema version, applied and pending scripts; change nothing.")
     var status = false
     @Flag(help: "Show what would be done, with its SQL; change nothing.") var plan = false
+    @Flag(help: "The same as --plan (every write command takes --dry-run).") var dryRun = false
     @Flag(help: "Record the scripts (up to --to) as applied without running them: for a store whose app code already made those changes.")
     var baseline = false
     @Option(help: "Apply scripts up to this version (all when omitted).") var to: String?
@@ -36,8 +37,8 @@ struct Migrate: ParsableCommand {
     func validate() throws {
         guard ["text", "json"].contains(format) else { throw ValidationError("--format must be text or json") }
         if !status && scripts == nil { throw ValidationError("--scripts DIR is required (or use --status)") }
-        if [status, plan, baseline].filter({ $0 }).count > 1 {
-            throw ValidationError("--status, --plan and --baseline cannot be combined")
+        if [status, plan || dryRun, baseline].filter({ $0 }).count > 1 {
+            throw ValidationError("--status, --plan (--dry-run) and --baseline cannot be combined")
         }
     }
 
@@ -59,13 +60,16 @@ struct Migrate: ParsableCommand {
                 storeAt: URL(filePath: options.store), scriptsFolder: folder, options: migrationOptions)
             if status {
                 try show(try migrator.status())
-            } else if plan {
+            } else if plan || dryRun {
                 try show(try migrator.plan(to: to))
             } else if baseline {
                 try migrator.baseline(through: to)
                 try show(try migrator.status())
             } else {
-                let result = try migrator.apply(to: to) { progress in Terminal.note(progress.description) }
+                // Progress only on a terminal: nothing extra when piped.
+                let result = try migrator.apply(to: to) { progress in
+                    if Terminal.errorIsTerminal { Terminal.note(progress.description) }
+                }
                 try show(result)
             }
         }

@@ -29,8 +29,18 @@ struct List: ParsableCommand {
                 entity: entity.name, filter: filter, sort: sort.map(splitList) ?? [], limit: limit, offset: offset)
             let output = Output()
             let writer = ObjectWriter(format: OutputFormat.resolved(format), fields: fields, output: output)
-            try store.explained { try store.forEach(query) { writer.write($0) } }
+            // Progress when the rows go to a file or a pipe and stderr is a terminal.
+            let progress = ProgressLine(whenOutputIsTerminal: false)
+            var done = 0
+            try store.explained {
+                try store.forEach(query) { object in
+                    writer.write(object)
+                    done += 1
+                    progress.update("list: \(entity.name)", done)
+                }
+            }
             writer.finish()
+            progress.finish()
         }
     }
 }

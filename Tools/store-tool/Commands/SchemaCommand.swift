@@ -8,6 +8,10 @@ struct SchemaCommand: ParsableCommand {
         commandName: "schema",
         abstract: "Show the entities, attributes and relationships the store records, or draw them.",
         discussion: """
+            text lists each attribute with its Swift type, its kind and options, an enum's cases \
+            (cases: planned | booked) and the default an insert takes (default: planned); json is the \
+            schema record itself (enumCases, defaultValue).
+
             Examples:
               store-tool schema trips.store
               store-tool schema trips.store Trip --format json
@@ -40,8 +44,7 @@ struct SchemaCommand: ParsableCommand {
     }
 
     private func typeText(_ attribute: Schema.Attribute) -> String {
-        var name = attribute.swiftType
-        if name.hasPrefix("Optional<"), name.hasSuffix(">") { name = String(name.dropFirst(9).dropLast()) }
+        let name = attribute.typeName
         return name + (attribute.isOptional && !name.hasSuffix("?") ? "?" : "")
     }
 
@@ -56,6 +59,8 @@ struct SchemaCommand: ParsableCommand {
                 if attribute.representation == .json { notes.append("JSON") }
                 notes += attribute.options.map(\.name)
                 if let original = attribute.originalName { notes.append("was \(original)") }
+                if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
+                if let value = attribute.defaultValue { notes.append("default: " + value) }
                 output.line("  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + typeText(attribute) + "  (" + notes.joined(separator: ", ") + ")")
             }

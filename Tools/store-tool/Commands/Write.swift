@@ -40,7 +40,10 @@ struct Insert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Insert a new object; prints its Entity:ID.",
         discussion: """
-            Every non-optional attribute must be given (the store records no default values).
+            An attribute left out takes the default value the store's schema records (the model's \
+            constant initial value: var nights = 3, var status: Status = .planned; see schema); every \
+            other non-optional attribute and non-optional to-one must be given. An enum attribute takes \
+            one of its cases' raw values.
 
             Example:
               store-tool insert trips.store Trip name=Porto destination=Portugal startDate=2026-04-01 tags='[]' status=planned
@@ -82,16 +85,22 @@ struct Delete: ParsableCommand {
             guard !targets.isEmpty else { throw ToolError.badInput("name the objects (Trip:1) or an entity with --where") }
             let store = try options.open(readOnly: !(yes || dryRun))
             let ids: [ObjectID]
+            // Phases on stderr for a delete by filter, which may reach many objects.
+            let progress = ProgressLine()
+            defer { progress.finish() }
             if targets.count == 1, ObjectID(targets[0]) == nil {
                 guard let filter else {
                     throw ToolError.badInput("to delete objects of \(targets[0]), give --where FILTER (--where 'true' is not allowed; list them by id)")
                 }
+                progress.note("delete: finding the objects of \(targets[0])…")
                 ids = try store.explained { try store.objectIDs(targets[0], filter: filter) }
             } else {
                 guard filter == nil else { throw ToolError.badInput("--where needs an entity, not object identifiers") }
                 ids = try targets.map { try store.objectID($0) }
             }
+            if ids.count >= progress.step { progress.note("delete: planning the delete of \(ids.count) objects…") }
             let plan = try store.deletePlan(ids)
+            progress.finish()
             printPlan(plan)
             if plan.isBlocked {
                 let first = plan.blocked[0]
@@ -99,11 +108,16 @@ struct Delete: ParsableCommand {
                     object: first.object.description, relationship: first.relationship, blockers: first.blockers.map(\.description))
             }
             guard !ids.isEmpty else { return }
+            if (dryRun || yes) && plan.deleted.count >= progress.step {
+                progress.note("delete: deleting \(plan.deleted.count) objects…")
+            }
             if dryRun {
                 try store.delete(ids, dryRun: true)
+                progress.finish()
                 print("dry run: nothing was deleted")
             } else if yes {
                 try store.delete(ids)
+                progress.finish()
                 print("deleted \(plan.deleted.count) object\(plan.deleted.count == 1 ? "" : "s")")
             } else {
                 print("nothing was deleted; add --yes to delete")

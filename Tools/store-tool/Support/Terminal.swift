@@ -25,7 +25,9 @@ enum Terminal {
     /// Writes `store-tool: error: MESSAGE` as one line on stderr.
     static func error(_ message: String) {
         let line = message.replacingOccurrences(of: "\n", with: " ")
-        FileHandle.standardError.write(Data("store-tool: error: \(line)\n".utf8))
+        // On a terminal, a progress line may be showing: the error replaces it.
+        let erase = errorIsTerminal ? "\r\u{1B}[K" : ""
+        FileHandle.standardError.write(Data("\(erase)store-tool: error: \(line)\n".utf8))
     }
 
     /// Writes a note on stderr (plans of dry runs go to stdout instead).
@@ -38,6 +40,49 @@ enum Terminal {
         guard errorIsTerminal else { return }
         FileHandle.standardError.write(Data("\r\(label) \(done)/\(total)\u{1B}[K".utf8))
         if done >= total { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
+
+/// A progress line on stderr for a long command, written in place and
+/// erased when the command ends, so that it never stays among the output.
+/// It shows only when stderr is a terminal (nothing extra when piped), and
+/// at most a few times a second's worth of rows: every `step` items.
+final class ProgressLine {
+    private let isShown: Bool
+    private var shownAnything = false
+    /// How many items pass between two updates.
+    let step: Int
+
+    /// - Parameter whenOutputIsTerminal: also show it when standard output
+    ///   is the terminal (commands whose output is a few lines at the end).
+    init(step: Int = 1000, whenOutputIsTerminal: Bool = true) {
+        self.step = step
+        isShown = Terminal.errorIsTerminal && (whenOutputIsTerminal || !Terminal.outputIsTerminal)
+    }
+
+    deinit { finish() }
+
+    /// Shows `label done` or `label done/total` when `done` is a multiple of
+    /// `step` (or `force`).
+    func update(_ label: String, _ done: Int, total: Int? = nil, force: Bool = false) {
+        guard isShown, force || done % step == 0 else { return }
+        let count = total.map { "\(done)/\($0)" } ?? "\(done)"
+        FileHandle.standardError.write(Data("\r\(label) \(count)\u{1B}[K".utf8))
+        shownAnything = true
+    }
+
+    /// Shows a phase without a count (`delete: planning…`).
+    func note(_ text: String) {
+        guard isShown else { return }
+        FileHandle.standardError.write(Data("\r\(text)\u{1B}[K".utf8))
+        shownAnything = true
+    }
+
+    /// Erases the line.
+    func finish() {
+        guard shownAnything else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        shownAnything = false
     }
 }
 

@@ -20,12 +20,18 @@ protocol ValueCoder: SendableMetatype {
     /// the property is first accessed; nil when the type has none (then the
     /// column is always read).
     static var placeholder: Value? { get }
+    /// A value in store-tool's text form, for the schema record's default;
+    /// nil for nil and for a value with no constant text form.
+    static func recordText(_ value: Value) -> String?
+    /// The raw values of an enum's cases in text form; nil for other types.
+    static var enumCases: [String]? { get }
 }
 
 extension ValueCoder {
     /// The Swift type's name, recorded in the schema for people to read.
     static var swiftTypeName: String { String(describing: Value.self) }
     static var placeholder: Value? { nil }
+    static var enumCases: [String]? { nil }
 }
 
 enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
@@ -41,6 +47,8 @@ enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
         try value._encode(into: statement, at: index)
     }
+
+    static func recordText(_ value: Value) -> String? { ModelStore.recordText(of: value) }
 }
 
 enum OptionalPrimitiveCoder<Wrapped: ColumnValue>: ValueCoder {
@@ -58,6 +66,8 @@ enum OptionalPrimitiveCoder<Wrapped: ColumnValue>: ValueCoder {
         guard let value else { return try statement.bindNull(at: index) }
         try value._encode(into: statement, at: index)
     }
+
+    static func recordText(_ value: Wrapped?) -> String? { value.flatMap { ModelStore.recordText(of: $0) } }
 }
 
 enum RawValueCoder<Value: RawRepresentable & Codable>: ValueCoder where Value.RawValue: ColumnValue {
@@ -72,6 +82,9 @@ enum RawValueCoder<Value: RawRepresentable & Codable>: ValueCoder where Value.Ra
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
         try value.rawValue._encode(into: statement, at: index)
     }
+
+    static func recordText(_ value: Value) -> String? { ModelStore.recordText(of: value.rawValue) }
+    static var enumCases: [String]? { enumCaseTexts(Value.self) }
 }
 
 enum OptionalRawValueCoder<Wrapped: RawRepresentable & Codable>: ValueCoder where Wrapped.RawValue: ColumnValue {
@@ -89,6 +102,12 @@ enum OptionalRawValueCoder<Wrapped: RawRepresentable & Codable>: ValueCoder wher
         guard let value else { return try statement.bindNull(at: index) }
         try value.rawValue._encode(into: statement, at: index)
     }
+
+    static func recordText(_ value: Wrapped?) -> String? {
+        guard let value else { return nil }
+        return RawValueCoder<Wrapped>.recordText(value)
+    }
+    static var enumCases: [String]? { enumCaseTexts(Wrapped.self) }
 }
 
 enum JSONCoder<Value: Codable>: ValueCoder {
@@ -103,6 +122,8 @@ enum JSONCoder<Value: Codable>: ValueCoder {
     static func encode(_ value: Value, into statement: Statement, at index: Int32) throws {
         try encodeJSON(value, into: statement, at: index)
     }
+
+    static func recordText(_ value: Value) -> String? { try? storedJSONText(value) }
 }
 
 enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
@@ -119,6 +140,11 @@ enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
     static func encode(_ value: Wrapped?, into statement: Statement, at index: Int32) throws {
         guard let value else { return try statement.bindNull(at: index) }
         try encodeJSON(value, into: statement, at: index)
+    }
+
+    static func recordText(_ value: Wrapped?) -> String? {
+        guard let value else { return nil }
+        return JSONCoder<Wrapped>.recordText(value)
     }
 }
 
@@ -162,17 +188,7 @@ func decodeJSON<Value: Decodable>(
 /// Binds a `Codable` value as JSON text.
 /// - Throws: `ValueCodingFailure` when the value does not encode; `SQLiteError`.
 func encodeJSON<Value: Encodable>(_ value: Value, into statement: Statement, at index: Int32) throws {
-    let encoder = JSONEncoder()
-    // Sorted keys: equal values give equal text, so the file diffs and
-    // compares cleanly.
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data: Data
-    do {
-        data = try encoder.encode(value)
-    } catch {
-        throw ValueCodingFailure("the value does not encode as JSON: \(describeWithoutValues(error))")
-    }
-    try statement.bind(String(decoding: data, as: UTF8.self), at: index)
+    try statement.bind(try storedJSONText(value), at: index)
 }
 
 /// Describes a coding error by its kind and coding path only: the debug

@@ -1,0 +1,150 @@
+import Foundation
+
+/// The records an import reads, once to check them and again to write them:
+/// a JSON export held in memory (`DynamicExportFile`), or a JSONL file of
+/// records (one per line, as `export --format jsonl` writes them) streamed
+/// line by line, so that parsing it takes memory for one line at a time.
+public enum DynamicImportSource: Sendable {
+    /// A JSON export, read whole. Its records may refer only to each other.
+    case export(DynamicExportFile)
+    /// A JSONL file of records of any entities (each record's entity is the
+    /// one its key names). A relationship key that is not a record of the
+    /// file names an object of the store, which must exist.
+    case jsonLines(path: String)
+
+    /// The import file at `path`: JSONL when its first line is a record (an
+    /// object with a `key`), otherwise a JSON export, read whole.
+    /// - Throws: `DynamicStoreError.invalidImport` with one line when the
+    ///   file cannot be read or is not an export.
+    public static func open(path: String) throws -> DynamicImportSource {
+        let reader = try LineReader(path: path)
+        var first: ArraySlice<UInt8>?
+        while let line = try reader.nextLine() {
+            if !line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) {
+                first = line
+                break
+            }
+        }
+        if let first, let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any], object["key"] != nil {
+            return .jsonLines(path: path)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
+        }
+        return .export(try DynamicExportFile(data: data))
+    }
+
+    /// The schema an export records; nil for JSONL, which records none.
+    public var schema: Schema? {
+        if case .export(let file) = self { return file.schema }
+        return nil
+    }
+
+    /// The size and modification time of a JSONL file (nil for an export
+    /// in memory): the import checks that the file it writes from is the
+    /// file it checked.
+    /// - Throws: `DynamicStoreError.invalidImport` when the file is gone.
+    func stamp() throws -> [String]? {
+        guard case .jsonLines(let path) = self else { return nil }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
+            throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
+        }
+        return ["\(attributes[.size] ?? "")", "\(attributes[.modificationDate] ?? "")"]
+    }
+
+    /// True when keys outside the file name objects of the store.
+    var refersToStore: Bool {
+        if case .jsonLines = self { return true }
+        return false
+    }
+
+    /// Calls `body` with each record, or with the reason a line is not a
+    /// record, and where it is (`line 12` for JSONL, nil for a JSON export).
+    /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
+    ///   read; what `body` throws.
+    func forEach(_ body: (Result<DynamicExportFile.Record, ImportLineFailure>, _ location: String?) throws -> Void) throws {
+        switch self {
+        case .export(let file):
+            for record in file.records { try body(.success(record), nil) }
+        case .jsonLines(let path):
+            let reader = try LineReader(path: path)
+            let decoder = JSONDecoder()
+            var number = 0
+            while let line = try reader.nextLine() {
+                number += 1
+                if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
+                let location = "line \(number)"
+                do {
+                    var record = try decoder.decode(DynamicExportFile.Record.self, from: Data(line))
+                    if let id = ObjectID(record.key) { record.entity = id.entity }
+                    try body(.success(record), location)
+                } catch let error as DecodingError {
+                    try body(.failure(ImportLineFailure(reason: "not a record of the form {\"key\":\"Entity:ID\",\"attributes\":{…},\"relationships\":{…}}: " + DynamicExportFile.describe(error))), location)
+                }
+            }
+        }
+    }
+}
+
+/// Why one line of a JSONL import file is not a record.
+struct ImportLineFailure: Error {
+    let reason: String
+}
+
+/// Reads a file line by line through a fixed buffer: memory for the longest
+/// line, never the whole file. Lines end with `\n` (a `\r` before it is
+/// dropped); the last line may lack it.
+final class LineReader {
+    private let handle: FileHandle
+    private let path: String
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var atEnd = false
+
+    /// Opens `path` for reading.
+    /// - Throws: `DynamicStoreError.invalidImport` naming the file.
+    init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
+        }
+        self.handle = handle
+        self.path = path
+    }
+
+    deinit { try? handle.close() }
+
+    /// The next line's bytes without its line ending; nil at the end.
+    /// - Throws: `DynamicStoreError.invalidImport` when reading fails.
+    func nextLine() throws -> ArraySlice<UInt8>? {
+        while true {
+            if let newline = buffer[start...].firstIndex(of: 10) {
+                var end = newline
+                if end > start && buffer[end - 1] == 13 { end -= 1 }
+                let line = buffer[start..<end]
+                start = newline + 1
+                return line
+            }
+            if atEnd {
+                guard start < buffer.count else { return nil }
+                let line = buffer[start...]
+                start = buffer.count
+                return line
+            }
+            if start > 0 {
+                buffer.removeFirst(start)
+                start = 0
+            }
+            let chunk: Data?
+            do {
+                chunk = try handle.read(upToCount: 1 << 16)
+            } catch {
+                throw DynamicStoreError.invalidImport(["cannot read the import file \(path): \(error.localizedDescription)"])
+            }
+            guard let chunk, !chunk.isEmpty else {
+                atEnd = true
+                continue
+            }
+            buffer.append(contentsOf: chunk)
+        }
+    }
+}

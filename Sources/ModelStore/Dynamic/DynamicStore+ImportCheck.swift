@@ -1,0 +1,309 @@
+import Foundation
+
+// The check pass of an import: every record against the store's schema, in
+// one read of the file, keeping only what the checks need (the keys seen,
+// the unique values, the references not yet resolved), never the records.
+
+/// Problems found in an import file, one line each. The first 1,000 are
+/// kept; the rest are counted, so that a file of a million bad records does
+/// not hold a million lines.
+struct ImportProblems {
+    private(set) var lines: [String] = []
+    private(set) var count = 0
+    static let kept = 1000
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ line: String) {
+        count += 1
+        if lines.count < Self.kept { lines.append(line) }
+    }
+
+    mutating func append(contentsOf lines: [String]) { for line in lines { append(line) } }
+
+    /// The kept lines, and one line for those not kept.
+    var report: [String] {
+        count > lines.count ? lines + ["… and \(count - lines.count) more problems"] : lines
+    }
+}
+
+/// What the check pass leaves for the write passes.
+struct ImportCheck {
+    var problems = ImportProblems()
+    /// The keys of the records, which relationship keys may name.
+    var keys = Set<ObjectID>()
+    /// The number of records.
+    var records = 0
+}
+
+/// A record's relationships, by exported key.
+struct ImportLinks {
+    var toOne: [(Schema.Relationship, ObjectID)] = []
+    var toMany: [(Schema.Relationship, [ObjectID])] = []
+}
+
+extension DynamicStore {
+    /// Reads every record once and checks it against the schema: entities,
+    /// keys, attribute types and enum cases, required values, relationship
+    /// keys (records of the file, or for JSONL objects of the store), and
+    /// unique values within the file and against the store (one query per
+    /// batch of values).
+    /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
+    ///   read; `SQLiteError`.
+    func checkImport(_ source: DynamicImportSource, progress: (Int) -> Void) throws -> ImportCheck {
+        var check = ImportCheck()
+        var unknownEntities = Set<String>()
+        /// Keys named before their record was seen, with who named them.
+        var pending: [ObjectID: [String]] = [:]
+        var uniques: [String: UniqueBatch] = [:]
+        try source.forEach { result, location in
+            let prefix = location.map { "\($0): " } ?? ""
+            let record: DynamicExportFile.Record
+            switch result {
+            case .success(let value): record = value
+            case .failure(let failure):
+                check.problems.append(prefix + failure.reason)
+                return
+            }
+            guard let table = store.table(named: record.entity) else {
+                if record.entity.isEmpty {
+                    check.problems.append(prefix + "the key '\(record.key)' is not of the form Entity:ID")
+                } else if unknownEntities.insert(record.entity).inserted {
+                    let suggestions = Suggestions.closest(to: record.entity, in: schema.entities.map(\.name))
+                    check.problems.append(
+                        prefix + "\(record.entity): the store has no entity named '\(record.entity)'" + Suggestions.didYouMean(suggestions))
+                }
+                return
+            }
+            guard let id = ObjectID(record.key), id.entity == record.entity else {
+                check.problems.append(prefix + "\(record.entity) record '\(record.key)': the key is not of the form \(record.entity):ID")
+                return
+            }
+            guard check.keys.insert(id).inserted else {
+                check.problems.append(prefix + "\(id): the key appears more than once")
+                return
+            }
+            check.records += 1
+            if check.records % 1000 == 0 { progress(check.records) }
+            pending.removeValue(forKey: id)
+            let (values, valueProblems) = typedValues(record, id: id, entity: table.entity)
+            check.problems.append(contentsOf: valueProblems.map { prefix + $0 })
+            let (links, linkProblems) = importLinks(record, id: id, entity: table.entity)
+            check.problems.append(contentsOf: linkProblems.map { prefix + $0 })
+            for (relationship, target) in links.toOne where !check.keys.contains(target) {
+                pending[target, default: []].append(prefix + "\(id).\(relationship.name)")
+            }
+            for (relationship, targets) in links.toMany {
+                for target in targets where !check.keys.contains(target) {
+                    pending[target, default: []].append(prefix + "\(id).\(relationship.name)")
+                }
+            }
+            for (index, rule) in table.entity.uniqueRules.enumerated() {
+                let name = "\(table.name)#\(index)"
+                var batch = uniques[name] ?? UniqueBatch(rule: rule, table: table)
+                if let problem = batch.add(rule.names.map { values[$0] ?? .null }, id: id, prefix: prefix) {
+                    check.problems.append(problem)
+                }
+                if batch.tuples.count >= 500 { check.problems.append(contentsOf: try batch.flush(self)) }
+                uniques[name] = batch
+            }
+        }
+        progress(check.records)
+        for name in uniques.keys.sorted() {
+            guard var batch = uniques[name] else { continue }
+            check.problems.append(contentsOf: try batch.flush(self))
+        }
+        check.problems.append(contentsOf: try danglingProblems(pending, source: source))
+        return check
+    }
+
+    /// References to keys that are not records of the file: problems for a
+    /// JSON export; for JSONL, references to objects of the store, which
+    /// must exist (checked with one query per batch of keys).
+    private func danglingProblems(_ pending: [ObjectID: [String]], source: DynamicImportSource) throws -> [String] {
+        var problems: [String] = []
+        var missing = pending.keys.sorted()
+        if source.refersToStore {
+            var found = Set<ObjectID>()
+            for (entity, ids) in Dictionary(grouping: missing, by: \.entity) {
+                found.formUnion(try existing(ids.map(\.key), of: entity).map { ObjectID(entity: entity, key: $0) })
+            }
+            missing = missing.filter { !found.contains($0) }
+        }
+        for target in missing {
+            for referrer in pending[target] ?? [] {
+                problems.append(
+                    source.refersToStore
+                        ? "\(referrer): \(target) is neither a record of the file nor an object of the store"
+                        : "\(referrer): \(target) is not a record of the file (a dangling key)")
+            }
+        }
+        return problems.sorted()
+    }
+
+    /// The keys among `keys` that are rows of `entity`'s table, with one
+    /// query per batch of keys.
+    /// - Throws: `SQLiteError`.
+    func existing(_ keys: [Int64], of entity: String) throws -> Set<Int64> {
+        var found = Set<Int64>()
+        var start = 0
+        while start < keys.count {
+            let batch = keys[start..<min(start + 900, keys.count)]
+            start += 900
+            let statement = try connection.prepare(
+                "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(entity)) WHERE \(quoteIdentifier(primaryKeyColumn)) "
+                    + "IN (\(Array(repeating: "?", count: batch.count).joined(separator: ", ")))")
+            for (index, key) in batch.enumerated() { try statement.bind(key, at: Int32(index + 1)) }
+            while try statement.step() { found.insert(statement.int64(at: 0)) }
+        }
+        return found
+    }
+
+    /// A record's attribute values typed by the schema, with the recorded
+    /// defaults for the attributes it leaves out, and one problem per value
+    /// that does not fit (the wrong type, not an enum case, a required value
+    /// that is null or missing, an unknown name).
+    func typedValues(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> ([String: DynamicValue], [String]) {
+        var values: [String: DynamicValue] = [:]
+        var problems: [String] = []
+        let given = record.attributes ?? [:]
+        for name in given.keys.sorted() {
+            guard let json = given[name] else { continue }
+            guard let attribute = entity.attribute(named: name) else {
+                if entity.relationship(named: name) != nil {
+                    problems.append("\(id).\(name): a relationship, given among the attributes")
+                } else {
+                    let candidates = Suggestions.closest(to: name, in: entity.attributes.map(\.name))
+                    problems.append("\(id).\(name): \(entity.name) has no attribute named '\(name)'" + Suggestions.didYouMean(candidates))
+                }
+                continue
+            }
+            if json == .null {
+                if !attribute.isOptional { problems.append("\(id).\(name): required, but null") }
+                values[name] = .null
+                continue
+            }
+            switch DynamicExchange.value(json, as: attribute.kind) {
+            case .success(let value):
+                if let problem = attribute.caseProblem(value) { problems.append("\(id).\(name): \(problem)") }
+                values[name] = value
+            case .failure(let failure): problems.append("\(id).\(name): \(failure.reason)")
+            }
+        }
+        for attribute in entity.attributes where given[attribute.name] == nil {
+            do {
+                if let value = try attribute.recordedDefault() {
+                    values[attribute.name] = value
+                    continue
+                }
+            } catch {
+                problems.append("\(id).\(attribute.name): missing, and \(error.reason)")
+                continue
+            }
+            if !attribute.isOptional { problems.append("\(id).\(attribute.name): required, but missing") }
+        }
+        return (values, problems)
+    }
+
+    /// A record's relationships by exported key, and one problem per key
+    /// that is malformed, of the wrong entity, or given in the wrong shape.
+    func importLinks(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> (ImportLinks, [String]) {
+        var links = ImportLinks()
+        var problems: [String] = []
+        let given = record.relationships ?? [:]
+        for name in given.keys.sorted() {
+            guard let json = given[name] else { continue }
+            guard let relationship = entity.relationship(named: name) else {
+                if entity.attribute(named: name) != nil {
+                    problems.append("\(id).\(name): an attribute, given among the relationships")
+                } else {
+                    let candidates = Suggestions.closest(to: name, in: entity.relationships.map(\.name))
+                    problems.append("\(id).\(name): \(entity.name) has no relationship named '\(name)'" + Suggestions.didYouMean(candidates))
+                }
+                continue
+            }
+            let texts: [ExchangeJSON]
+            switch (json, relationship.isToMany) {
+            case (.null, _): texts = []
+            case (.string, false): texts = [json]
+            case (.array(let items), true): texts = items
+            default:
+                let expected = relationship.isToMany ? "an array of \(relationship.destination):ID keys" : "\"\(relationship.destination):ID\" or null"
+                problems.append("\(id).\(name): expected \(expected), found \(json.summary)")
+                continue
+            }
+            var targets: [ObjectID] = []
+            for text in texts {
+                guard case .string(let key) = text, let target = ObjectID(key), target.entity == relationship.destination else {
+                    problems.append("\(id).\(name): \(text.summary) is not a key of the form \(relationship.destination):ID")
+                    continue
+                }
+                targets.append(target)
+            }
+            if relationship.isToMany {
+                links.toMany.append((relationship, targets))
+            } else if let target = targets.first {
+                links.toOne.append((relationship, target))
+            }
+        }
+        for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
+            if given[relationship.name] == nil || given[relationship.name] == .null {
+                problems.append("\(id).\(relationship.name): required, but missing")
+            }
+        }
+        return (links, problems)
+    }
+}
+
+/// The values of one uniqueness rule seen in an import file: repeats within
+/// the file are found at once, values the store holds one batch at a time.
+struct UniqueBatch {
+    let rule: UniqueRule
+    let table: EntityTable
+    private var seen: [[StoredKey]: ObjectID] = [:]
+    private(set) var tuples: [[DynamicValue]] = []
+    private var owners: [(id: ObjectID, prefix: String)] = []
+
+    init(rule: UniqueRule, table: EntityTable) {
+        self.rule = rule
+        self.table = table
+    }
+
+    private func subject(_ id: ObjectID) -> String { "\(id).\(rule.label)" }
+
+    /// Adds one record's values; a problem when another record of the file
+    /// has the same ones. Tuples with a nil value are never duplicates.
+    mutating func add(_ tuple: [DynamicValue], id: ObjectID, prefix: String) -> String? {
+        guard !tuple.contains(where: \.isNull) else { return nil }
+        let key = tuple.map(StoredKey.init)
+        if let first = seen[key] {
+            return prefix + subject(id)
+                + (rule.isCompound
+                    ? ": unique together (#Unique), but \(first) in the file has the same values"
+                    : ": unique, but \(first) in the file has the same value")
+        }
+        seen[key] = id
+        tuples.append(tuple)
+        owners.append((id, prefix))
+        return nil
+    }
+
+    /// Looks the batch up in the store (one query) and empties it.
+    mutating func flush(_ store: DynamicStore) throws -> [String] {
+        defer {
+            tuples = []
+            owners = []
+        }
+        guard !tuples.isEmpty else { return [] }
+        let conflicts = try store.storedDuplicates(
+            of: tuples, rule: rule, table: table, excluding: Array(repeating: nil, count: tuples.count))
+        return conflicts.keys.sorted().compactMap { index in
+            guard let row = conflicts[index] else { return nil }
+            let owner = owners[index]
+            return owner.prefix + subject(owner.id)
+                + (rule.isCompound
+                    ? ": unique together (#Unique), but \(table.name):\(row) of the store has the same values"
+                    : ": unique, but \(table.name):\(row) of the store has the same value")
+        }
+    }
+}
