@@ -104,9 +104,18 @@ extension ModelContext {
     private func row(of identifier: PersistentIdentifier) -> (table: EntityTable, rowID: Int64)? {
         let permanent = identifier.isTemporary ? permanentIdentifiers[identifier] : identifier
         guard let permanent, permanent.storeIdentifier == store.identifier, let rowID = permanent.rowID,
-            let table = store.table(named: permanent.entityName)
+            let table = table(named: permanent.entityName)
         else { return nil }
         return (table, rowID)
+    }
+
+    /// The table of an entity by name. Lookups by identifier mostly name one
+    /// entity after another, so the last table found is kept: a name
+    /// comparison instead of hashing the name.
+    private func table(named name: String) -> EntityTable? {
+        if let lastNamedTable, lastNamedTable.name == name { return lastNamedTable }
+        lastNamedTable = store.table(named: name)
+        return lastNamedTable
     }
 
     private func registeredObject(for identifier: PersistentIdentifier) -> (any PersistentModel)? {

@@ -33,6 +33,8 @@ public final class ModelContext {
 
     var store: Store { container.store }
     private var connectionStorage: Connection?
+    /// The table of the last identifier looked up (see `table(named:)`).
+    var lastNamedTable: EntityTable?
 
     /// One row, one object: per entity, the objects by row key, held unowned (see `RowRegistry`).
     var identityMap: [ObjectIdentifier: RowRegistry] = [:]
@@ -69,7 +71,8 @@ public final class ModelContext {
     // context goes, its objects let go of each other and the graph is freed.
     deinit {
         var models = inserted.models + changed.models + deleted.models
-        for registry in identityMap.values {
+        // Only objects with relationships can be part of a cycle.
+        for registry in identityMap.values where registry.hasRelationships {
             models += registry.models
         }
         for model in models {
@@ -175,7 +178,7 @@ public final class ModelContext {
     /// The registry of one entity's objects, made on first use.
     func registry(for table: EntityTable) -> RowRegistry {
         if let registry = identityMap[ObjectIdentifier(table)] { return registry }
-        let registry = RowRegistry()
+        let registry = RowRegistry(hasRelationships: table.hasRelationships)
         identityMap[ObjectIdentifier(table)] = registry
         return registry
     }

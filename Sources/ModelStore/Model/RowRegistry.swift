@@ -33,7 +33,12 @@ final class RowRegistry {
     /// Registered objects.
     private(set) var count = 0
 
-    init() {
+    /// Whether the entity has relationships, whose objects a context must
+    /// unlink when it goes (see `ModelContext.deinit`).
+    let hasRelationships: Bool
+
+    init(hasRelationships: Bool = true) {
+        self.hasRelationships = hasRelationships
         (rowIDs, used, entries) = Self.emptySlots(16)
         mask = 15
         shift = 64 - 4
