@@ -38,6 +38,9 @@ public final class ModelContext {
 
     /// One row, one object: per entity, the objects by row key, held unowned (see `RowRegistry`).
     var identityMap: [ObjectIdentifier: RowRegistry] = [:]
+    /// The registry found last (see `existingRegistry(for:)`); registries are
+    /// never removed, so it stays valid.
+    private var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
     /// Inserted objects not yet saved, in insertion order.
     var inserted = OrderedModels()
     /// Persisted objects with changed properties.
@@ -177,14 +180,25 @@ public final class ModelContext {
 
     /// The registry of one entity's objects, made on first use.
     func registry(for table: EntityTable) -> RowRegistry {
-        if let registry = identityMap[ObjectIdentifier(table)] { return registry }
+        if let registry = existingRegistry(for: table) { return registry }
         let registry = RowRegistry(hasRelationships: table.hasRelationships)
         identityMap[ObjectIdentifier(table)] = registry
         return registry
     }
 
+    /// The registry of `table` if it has one. Lookups mostly go to one entity
+    /// after another, so the last registry found is kept: an identity
+    /// comparison instead of hashing.
+    private func existingRegistry(for table: EntityTable) -> RowRegistry? {
+        let key = ObjectIdentifier(table)
+        if let lastRegistry, lastRegistry.key == key { return lastRegistry.registry }
+        guard let registry = identityMap[key] else { return nil }
+        lastRegistry = (key, registry)
+        return registry
+    }
+
     func registered(_ table: EntityTable, rowID: Int64) -> (any PersistentModel)? {
-        identityMap[ObjectIdentifier(table)]?[rowID]
+        existingRegistry(for: table)?[rowID]
     }
 
     /// Registers an object as its row's object. The entry goes away when the

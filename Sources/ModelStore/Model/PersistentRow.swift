@@ -6,7 +6,7 @@
 /// optional, a text in an integer column, an unknown enum case) throws an error
 /// naming the entity, property, row and file.
 public struct PersistentRow {
-    let statement: Statement
+    @usableFromInline let statement: Statement
     let table: EntityTable
     /// The row's primary key.
     public let rowID: Int64
@@ -17,7 +17,7 @@ public struct PersistentRow {
     /// and become faults.
     let unfetched: PropertyBitSet
     /// Whether `unfetched` has any: read once per column, so kept as a Bool.
-    private let hasUnfetched: Bool
+    @usableFromInline let hasUnfetched: Bool
 
     /// `rowID` is column 0 of the statement's current row, which the caller
     /// has already read to look the row up in the identity map.
@@ -33,19 +33,22 @@ public struct PersistentRow {
         self.hasUnfetched = !unfetched.isEmpty
     }
 
+    @usableFromInline
     func invalidValue(_ ordinal: Int, _ reason: String) -> ModelStoreError {
         let slots = table.slots
         let property = ordinal < slots.count ? slots[ordinal].name : "#\(ordinal)"
         return .invalidValue(entity: table.name, property: property, row: rowID, reason: reason, path: statement.connection.path)
     }
 
-    // These functions are generic and not specialized for the app's types (the
-    // app's module calls them across the module boundary), so the common path
-    // names no coder type: `PrimitiveCoder<Value>.decode` would make the
-    // runtime look up that type's metadata on every call, which cost more than
-    // reading the row. Only partial fetches reach the coders' placeholders.
-    @inline(__always)
-    private func decode<Value>(
+    // The reading functions are inlinable, so that the initializer `@Model`
+    // generates in the app's module specializes them for each property's type
+    // and calls the type's decoding directly: a generic function called
+    // across the module boundary runs unspecialized, with a witness call and
+    // metadata passed per value. They name no coder type (that would make the
+    // runtime look up its metadata on every call); only partial fetches, off
+    // the common path, reach the coders' placeholders.
+    @inlinable @inline(__always)
+    func decode<Value>(
         _ ordinal: Int, _ body: (Statement, Int32) throws(ValueCodingFailure) -> Value
     ) throws(ModelStoreError) -> Value {
         do {
@@ -55,16 +58,52 @@ public struct PersistentRow {
         }
     }
 
+    @inlinable @inline(__always)
+    func isUnfetched(_ ordinal: Int) -> Bool {
+        hasUnfetched && unfetchedContains(ordinal)
+    }
+
+    @usableFromInline
+    func unfetchedContains(_ ordinal: Int) -> Bool { unfetched.contains(ordinal) }
+
     /// The placeholder of a property a partial fetch did not select, or the
     /// stored value when its type has no placeholder (the column was selected).
-    @inline(never)
     private func unfetchedValue<Coder: ValueCoder>(_ coder: Coder.Type, ordinal: Int) throws(ModelStoreError) -> Coder.Value {
         if let placeholder = Coder.placeholder { return placeholder }
         return try decode(ordinal, Coder.decode)
     }
 
-    private func isUnfetched(_ ordinal: Int) -> Bool {
-        hasUnfetched && unfetched.contains(ordinal)
+    @usableFromInline @inline(never)
+    func unfetchedPrimitive<Value: ColumnValue>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError) -> Value {
+        try unfetchedValue(PrimitiveCoder<Value>.self, ordinal: ordinal)
+    }
+
+    @usableFromInline @inline(never)
+    func unfetchedOptionalPrimitive<Value: ColumnValue>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError) -> Value? {
+        try unfetchedValue(OptionalPrimitiveCoder<Value>.self, ordinal: ordinal)
+    }
+
+    @usableFromInline @inline(never)
+    func unfetchedRawValue<Value: RawRepresentable & Codable>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError) -> Value
+    where Value.RawValue: ColumnValue {
+        try unfetchedValue(RawValueCoder<Value>.self, ordinal: ordinal)
+    }
+
+    @usableFromInline @inline(never)
+    func unfetchedOptionalRawValue<Value: RawRepresentable & Codable>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError)
+        -> Value?
+    where Value.RawValue: ColumnValue {
+        try unfetchedValue(OptionalRawValueCoder<Value>.self, ordinal: ordinal)
+    }
+
+    @usableFromInline @inline(never)
+    func unfetchedJSON<Value: Codable>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError) -> Value {
+        try unfetchedValue(JSONCoder<Value>.self, ordinal: ordinal)
+    }
+
+    @usableFromInline @inline(never)
+    func unfetchedOptionalJSON<Value: Codable>(_ ordinal: Int, _ type: Value.Type) throws(ModelStoreError) -> Value? {
+        try unfetchedValue(OptionalJSONCoder<Value>.self, ordinal: ordinal)
     }
 
     // The overloads below mirror `PropertyMetadata.attribute(...)`: the compiler
@@ -72,25 +111,28 @@ public struct PersistentRow {
 
     /// Reads a value stored as itself.
     /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
     public func value<Value: ColumnValue>(at ordinal: Int, as type: Value.Type) throws -> Value {
-        if isUnfetched(ordinal) { return try unfetchedValue(PrimitiveCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedPrimitive(ordinal, Value.self) }
         return try decode(ordinal, Value._decode)
     }
 
     /// Reads an optional value stored as itself; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
     public func value<Value: ColumnValue>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
-        if isUnfetched(ordinal) { return try unfetchedValue(OptionalPrimitiveCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedOptionalPrimitive(ordinal, Value.self) }
         return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            statement.storage(at: column) == .null ? nil : try Value._decode(from: statement, column: column)
+            statement.isNull(at: column) ? nil : try Value._decode(from: statement, column: column)
         }
     }
 
     /// Reads a value stored as its raw value.
     /// - Throws: `ModelStoreError.invalidValue`, also when no case has the raw value.
+    @inlinable
     public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value.Type) throws -> Value
     where Value.RawValue: ColumnValue {
-        if isUnfetched(ordinal) { return try unfetchedValue(RawValueCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedRawValue(ordinal, Value.self) }
         return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
             try decodeRawValue(Value.self, from: statement, column: column)
         }
@@ -98,18 +140,20 @@ public struct PersistentRow {
 
     /// Reads an optional value stored as its raw value; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
     public func value<Value: RawRepresentable & Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value?
     where Value.RawValue: ColumnValue {
-        if isUnfetched(ordinal) { return try unfetchedValue(OptionalRawValueCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedOptionalRawValue(ordinal, Value.self) }
         return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            statement.storage(at: column) == .null ? nil : try decodeRawValue(Value.self, from: statement, column: column)
+            statement.isNull(at: column) ? nil : try decodeRawValue(Value.self, from: statement, column: column)
         }
     }
 
     /// Reads a `Codable` value stored as JSON text.
     /// - Throws: `ModelStoreError.invalidValue`, also when the JSON does not decode.
+    @inlinable
     public func value<Value: Codable>(at ordinal: Int, as type: Value.Type) throws -> Value {
-        if isUnfetched(ordinal) { return try unfetchedValue(JSONCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedJSON(ordinal, Value.self) }
         return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
             try decodeJSON(Value.self, from: statement, column: column)
         }
@@ -117,10 +161,11 @@ public struct PersistentRow {
 
     /// Reads an optional `Codable` value stored as JSON text; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
     public func value<Value: Codable>(at ordinal: Int, as type: Value?.Type) throws -> Value? {
-        if isUnfetched(ordinal) { return try unfetchedValue(OptionalJSONCoder<Value>.self, ordinal: ordinal) }
+        if isUnfetched(ordinal) { return try unfetchedOptionalJSON(ordinal, Value.self) }
         return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            statement.storage(at: column) == .null ? nil : try decodeJSON(Value.self, from: statement, column: column)
+            statement.isNull(at: column) ? nil : try decodeJSON(Value.self, from: statement, column: column)
         }
     }
 }

@@ -156,6 +156,12 @@ public final class Statement {
         sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
     }
 
+    /// True when column `column` of the current row is NULL.
+    @usableFromInline
+    func isNull(at column: Int32) -> Bool {
+        sqlite3_column_type(handle, column) == SQLITE_NULL
+    }
+
     func storage(at column: Int32) -> ColumnStorage {
         ColumnStorage(rawValue: sqlite3_column_type(handle, column)) ?? .null
     }

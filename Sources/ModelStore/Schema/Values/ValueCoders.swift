@@ -159,6 +159,7 @@ enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
 /// Reads a value stored as its raw value.
 /// - Throws: `ValueCodingFailure` when the column does not hold the raw type,
 ///   or when no case has the stored raw value.
+@usableFromInline
 func decodeRawValue<Value: RawRepresentable>(
     _ type: Value.Type, from statement: Statement, column: Int32
 ) throws(ValueCodingFailure) -> Value where Value.RawValue: ColumnValue {
@@ -172,6 +173,7 @@ func decodeRawValue<Value: RawRepresentable>(
 /// Reads a `Codable` value stored as JSON text.
 /// - Throws: `ValueCodingFailure` when the column is not text or the JSON
 ///   does not decode.
+@usableFromInline
 func decodeJSON<Value: Decodable>(
     _ type: Value.Type, from statement: Statement, column: Int32
 ) throws(ValueCodingFailure) -> Value {
