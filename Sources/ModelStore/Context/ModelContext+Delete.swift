@@ -116,7 +116,10 @@ extension ModelContext {
         let state = model._$modelState
         if state.isFault(relationship.ordinal) {
             if let key = state.faultKeys[relationship.ordinal], plan.contains(destination, key) {
+                state.prefetched[relationship.ordinal] = nil
                 setLoaded([], for: relationship, of: model)
+            } else if let prefetched = state.prefetched[relationship.ordinal] {
+                state.prefetched[relationship.ordinal] = prefetched.filter { !plan.contains($0) }
             }
             return
         }

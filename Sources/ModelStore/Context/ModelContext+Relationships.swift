@@ -130,9 +130,15 @@ extension ModelContext {
                 related[key, default: []].append(model)
             }
         }
+        // The holders keep their faults, and the fault resolves from memory on
+        // first access (`_$faultValue`), as a load from the store would, with
+        // its forwarding links. Going through the setter instead would compare
+        // arrays, mirror inverses and make an Observation registrar per holder
+        // for relationships that nobody has read yet.
         for (key, holders) in holdersByKey {
+            let models = related[key] ?? []
             for holder in holders {
-                setLoaded(related[key] ?? [], for: relationship, of: holder)
+                holder._$modelState.prefetched[ordinal] = models
             }
         }
     }

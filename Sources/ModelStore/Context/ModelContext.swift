@@ -93,6 +93,7 @@ public final class ModelContext {
         }
         state.faults = PropertyBitSet()
         state.faultKeys = [:]
+        state.prefetched = [:]
     }
 
     /// The context's connection, opened on first use.

@@ -120,6 +120,9 @@ public final class ModelState {
     @usableFromInline @exclusivity(unchecked) var faults = PropertyBitSet()
     /// The row keys of to-one faults: which object to load on first access.
     var faultKeys: [Int: Int64] = [:]
+    /// Objects prefetched for relationship faults, by ordinal: the fault
+    /// resolves from them on first access instead of reading the store.
+    var prefetched: [Int: [any PersistentModel]] = [:]
     /// The object whose relationship change is being mirrored into this one,
     /// so that mirroring does not bounce back to it.
     var inverseInitiator: AnyObject?

@@ -33,40 +33,63 @@ extension PersistentRow {
     /// gets it at once; other relationships start as faults (nil or empty)
     /// and load on first access. A non-optional to-one cannot be nil, so its
     /// object is loaded now.
+    ///
+    /// Inlinable, so that it is specialized for the property's type in the
+    /// app's module: unspecialized, building an `Optional<Value>` asked the
+    /// runtime for that type's metadata on every row.
     /// - Throws: `ModelStoreError.invalidValue` when a non-optional to-one has
     ///   no related row, or the related row cannot be read.
+    @inlinable
     public func value<Value: RelationshipValue>(at ordinal: Int, as type: Value.Type) throws -> Value {
+        let column = try relationshipColumn(at: ordinal, isOptional: Value._isOptional)
+        if let model = column.registered, let value = Value._value(holdingOne: model) { return value }
+        let models = try unresolvedRelationship(
+            at: ordinal, foreignKey: column.foreignKey, isOptional: Value._isOptional, isToMany: Value._isToMany)
+        guard let value = Value._value(holding: models) else {
+            throw invalidValue(
+                ordinal, models.isEmpty ? "a non-optional relationship has no related object" : "the related object is of another type")
+        }
+        return value
+    }
+
+    /// The relationship's foreign key in this row, if it has a column, and
+    /// the related object when it is registered.
+    /// - Throws: `ModelStoreError.invalidValue` for NULL in a non-optional to-one.
+    @usableFromInline
+    func relationshipColumn(at ordinal: Int, isOptional: Bool) throws(ModelStoreError)
+        -> (registered: (any PersistentModel)?, foreignKey: Int64?)
+    {
         guard let reader = relationships, let relationship = table.relationships?.relationship(at: ordinal) else {
             throw invalidValue(ordinal, "the entity's relationships are unknown")
         }
-        var foreignKey: Int64?
-        if relationship.schema.foreignKeyColumn != nil {
-            let column = Int32(ordinal + 1)
-            if statement.storage(at: column) != .null {
-                foreignKey = statement.int64(at: column)
-            } else if !Value._isOptional {
-                throw invalidValue(ordinal, "a non-optional relationship has no related object")
-            }
+        guard relationship.schema.foreignKeyColumn != nil else { return (nil, nil) }
+        let cell = statement.cell(at: Int32(ordinal + 1))
+        guard cell.storage != .null else {
+            if isOptional { return (nil, nil) }
+            throw invalidValue(ordinal, "a non-optional relationship has no related object")
         }
-        if let foreignKey, let model = reader.registered(relationship.schema.destination, foreignKey),
-            let value = Value._value(holdingOne: model)
-        {
-            return value
+        let foreignKey = cell.int64
+        return (reader.registered(relationship.schema.destination, foreignKey), foreignKey)
+    }
+
+    /// A relationship whose objects are not registered: an optional or
+    /// to-many one becomes a fault and reads as empty (`[]`); a non-optional
+    /// to-one is loaded now.
+    /// - Throws: `ModelStoreError` when the related row cannot be read.
+    @usableFromInline
+    func unresolvedRelationship(at ordinal: Int, foreignKey: Int64?, isOptional: Bool, isToMany: Bool) throws
+        -> [any PersistentModel]
+    {
+        guard let reader = relationships, let relationship = table.relationships?.relationship(at: ordinal) else {
+            throw invalidValue(ordinal, "the entity's relationships are unknown")
         }
-        if Value._isOptional || Value._isToMany {
+        if isOptional || isToMany {
             if foreignKey != nil || relationship.schema.foreignKeyColumn == nil {
                 reader.faults.insert(ordinal)
                 if let foreignKey { reader.faultKeys[ordinal] = foreignKey }
             }
-            guard let empty = Value._value(holding: []) else {
-                throw invalidValue(ordinal, "the relationship's type cannot be empty")
-            }
-            return empty
+            return []
         }
-        let models = try reader.load(relationship, rowID, foreignKey)
-        guard let value = Value._value(holding: models) else {
-            throw invalidValue(ordinal, "a non-optional relationship has no related object")
-        }
-        return value
+        return try reader.load(relationship, rowID, foreignKey)
     }
 }

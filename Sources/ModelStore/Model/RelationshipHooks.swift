@@ -16,7 +16,8 @@ extension PersistentModel {
             state.faults.remove(ordinal)
             return nil
         }
-        guard let models = owner.loadRelationship(relationship, of: self) else { return nil }
+        let prefetched = state.prefetched.isEmpty ? nil : state.prefetched.removeValue(forKey: ordinal)
+        guard let models = prefetched ?? owner.loadRelationship(relationship, of: self) else { return nil }
         state.faults.remove(ordinal)
         state.faultKeys[ordinal] = nil
         if relationship.schema.forwardsChanges {

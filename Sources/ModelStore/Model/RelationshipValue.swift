@@ -29,48 +29,49 @@ public protocol RelationshipValue: Equatable {
 
 // The requirements' implementations; documented on `RelationshipValue`.
 extension PersistentModel {
-    public static var _destinationType: any PersistentModel.Type { Self.self }
-    public static var _isToMany: Bool { false }
-    public static var _isOptional: Bool { false }
-    public var _relatedModels: [any PersistentModel] { [self] }
-    public var _firstRelatedModel: (any PersistentModel)? { self }
+    @inlinable public static var _destinationType: any PersistentModel.Type { Self.self }
+    @inlinable public static var _isToMany: Bool { false }
+    @inlinable public static var _isOptional: Bool { false }
+    @inlinable public var _relatedModels: [any PersistentModel] { [self] }
+    @inlinable public var _firstRelatedModel: (any PersistentModel)? { self }
 
-    public static func _value(holding models: [any PersistentModel]) -> Self? {
+    @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
         models.count == 1 ? models[0] as? Self : nil
     }
 
-    public static func _value(holdingOne model: any PersistentModel) -> Self? { model as? Self }
+    @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? { model as? Self }
 }
 
 // The requirements' implementations; documented on `RelationshipValue`.
 extension Optional: RelationshipValue where Wrapped: RelationshipValue {
-    public static var _destinationType: any PersistentModel.Type { Wrapped._destinationType }
-    public static var _isToMany: Bool { Wrapped._isToMany }
-    public static var _isOptional: Bool { true }
-    public var _relatedModels: [any PersistentModel] { self?._relatedModels ?? [] }
-    public var _firstRelatedModel: (any PersistentModel)? { self?._firstRelatedModel }
+    @inlinable public static var _destinationType: any PersistentModel.Type { Wrapped._destinationType }
+    @inlinable public static var _isToMany: Bool { Wrapped._isToMany }
+    @inlinable public static var _isOptional: Bool { true }
+    @inlinable public var _relatedModels: [any PersistentModel] { self?._relatedModels ?? [] }
+    @inlinable public var _firstRelatedModel: (any PersistentModel)? { self?._firstRelatedModel }
 
-    public static func _value(holding models: [any PersistentModel]) -> Self? {
+    @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
         // An optional to-one with no model is nil; an optional to-many holds
         // an empty array, which is what a store that keeps no "nil array" reads back.
         if models.isEmpty && !Wrapped._isToMany { return .some(nil) }
         return Wrapped._value(holding: models).map { .some($0) }
     }
 
-    public static func _value(holdingOne model: any PersistentModel) -> Self? {
-        Wrapped._value(holdingOne: model).map { .some($0) }
+    @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? {
+        guard let wrapped = Wrapped._value(holdingOne: model) else { return nil }
+        return .some(.some(wrapped))
     }
 }
 
 // The requirements' implementations; documented on `RelationshipValue`.
 extension Array: RelationshipValue where Element: PersistentModel {
-    public static var _destinationType: any PersistentModel.Type { Element.self }
-    public static var _isToMany: Bool { true }
-    public static var _isOptional: Bool { false }
-    public var _relatedModels: [any PersistentModel] { self }
-    public var _firstRelatedModel: (any PersistentModel)? { first }
+    @inlinable public static var _destinationType: any PersistentModel.Type { Element.self }
+    @inlinable public static var _isToMany: Bool { true }
+    @inlinable public static var _isOptional: Bool { false }
+    @inlinable public var _relatedModels: [any PersistentModel] { self }
+    @inlinable public var _firstRelatedModel: (any PersistentModel)? { first }
 
-    public static func _value(holding models: [any PersistentModel]) -> Self? {
+    @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
         var result: [Element] = []
         result.reserveCapacity(models.count)
         for model in models {
@@ -80,7 +81,7 @@ extension Array: RelationshipValue where Element: PersistentModel {
         return result
     }
 
-    public static func _value(holdingOne model: any PersistentModel) -> Self? {
+    @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? {
         (model as? Element).map { [$0] }
     }
 }

@@ -133,6 +133,41 @@ struct StoredRelationshipTests {
         #expect(counter.count == 0)
     }
 
+    @Test("Prefetched objects deleted before the relationship is first read are not in it")
+    func prefetchedThenDeleted() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        let context = ModelContext(container)
+        var descriptor = FetchDescriptor<Trip>()
+        descriptor.relationshipKeyPathsForPrefetching = [\.stops]
+        let trip = try #require(try context.fetch(descriptor).first)
+        let stop = try #require(try context.fetch(FetchDescriptor<Stop>()).first { $0.title == "A" })
+        context.delete(stop)
+        try context.save()
+        #expect(trip.stops.map(\.title) == ["C", "B"])
+    }
+
+    @Test("Prefetched relationships do not keep a graph alive after its context goes")
+    func prefetchedGraphIsFreed() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try savedTrip(container)
+        weak var weakTrip: Trip?
+        weak var weakStop: Stop?
+        do {
+            let context = ModelContext(container)
+            var descriptor = FetchDescriptor<Trip>()
+            descriptor.relationshipKeyPathsForPrefetching = [\.stops]
+            let trip = try #require(try context.fetch(descriptor).first)
+            weakTrip = trip
+            weakStop = try context.fetch(FetchDescriptor<Stop>()).first
+            #expect(weakStop?.trip === trip)
+        }
+        #expect(weakTrip == nil)
+        #expect(weakStop == nil)
+    }
+
     @Test("A prefetch key path that is not a relationship is an error naming it")
     func prefetchAttribute() throws {
         let store = try TestStore()
