@@ -235,15 +235,9 @@ extension ModelContext {
     /// context: registered objects at once, the rest as faults.
     func rowRelationshipReader(for table: EntityTable) -> RowRelationshipReader? {
         guard table.hasRelationships else { return nil }
-        // Rows of one fetch mostly refer to one destination: remember it, so
-        // that each row costs a name comparison, not a dictionary lookup.
-        var last: (name: String, table: EntityTable)?
         return RowRelationshipReader(
-            registered: { [unowned self] destination, rowID in
-                if let last, last.name == destination { return registered(last.table, rowID: rowID) }
-                guard let table = store.table(named: destination) else { return nil }
-                last = (destination, table)
-                return registered(table, rowID: rowID)
+            registryNamed: { [unowned self] destination in
+                store.table(named: destination).flatMap { existingRegistry(for: $0) }
             },
             load: { [unowned self] relationship, holderRowID, foreignKey in
                 try relatedModels(relationship, holderRowID: holderRowID, foreignKey: foreignKey)

@@ -190,7 +190,7 @@ public final class ModelContext {
     /// The registry of `table` if it has one. Lookups mostly go to one entity
     /// after another, so the last registry found is kept: an identity
     /// comparison instead of hashing.
-    private func existingRegistry(for table: EntityTable) -> RowRegistry? {
+    func existingRegistry(for table: EntityTable) -> RowRegistry? {
         let key = ObjectIdentifier(table)
         if let lastRegistry, lastRegistry.key == key { return lastRegistry.registry }
         guard let registry = identityMap[key] else { return nil }

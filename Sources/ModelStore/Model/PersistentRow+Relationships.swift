@@ -4,27 +4,47 @@
 final class RowRelationshipReader {
     var faults = PropertyBitSet()
     var faultKeys: [Int: Int64] = [:]
-    /// The registered object of `destination` for a row key, if any.
-    let registered: (_ destination: String, _ rowID: Int64) -> (any PersistentModel)?
+    /// The identity-map registry of an entity, by name; nil when the context
+    /// has no object of it yet.
+    private let registryNamed: (_ destination: String) -> RowRegistry?
+    /// Rows of one fetch mostly refer to one destination: the last registry
+    /// found is kept, so that each row costs a name comparison.
+    private var lastRegistry: (name: String, registry: RowRegistry?)?
     /// Loads the objects of a relationship of the row `holderRowID` now
     /// (for a to-one with a column, `foreignKey` is the related row's key).
     let load:
         (_ relationship: RuntimeRelationship, _ holderRowID: Int64, _ foreignKey: Int64?) throws -> [any PersistentModel]
 
     init(
-        registered: @escaping (String, Int64) -> (any PersistentModel)?,
+        registryNamed: @escaping (String) -> RowRegistry?,
         load: @escaping (RuntimeRelationship, Int64, Int64?) throws -> [any PersistentModel]
     ) {
-        self.registered = registered
+        self.registryNamed = registryNamed
         self.load = load
+    }
+
+    /// The registered object of `destination` for a row key, if any.
+    func registered(_ destination: String, _ rowID: Int64) -> (any PersistentModel)? {
+        if let lastRegistry, lastRegistry.name == destination { return lastRegistry.registry?[rowID] }
+        let registry = registryNamed(destination)
+        // A registry that does not exist yet may appear during the fetch (a
+        // nested load), so only a found one is kept.
+        if registry != nil { lastRegistry = (destination, registry) }
+        return registry?[rowID]
     }
 
     /// Hands the faults found for one object to its state, and starts afresh.
     func moveFaults(to state: ModelState) {
-        state.faults = faults
-        state.faultKeys = faultKeys
-        faults = PropertyBitSet()
-        if !faultKeys.isEmpty { faultKeys = [:] }
+        // Most rows of a fetch have no faults to hand over (their to-one
+        // objects are registered): then nothing is copied.
+        if !faults.isEmpty {
+            state.faults = faults
+            faults = PropertyBitSet()
+        }
+        if !faultKeys.isEmpty {
+            state.faultKeys = faultKeys
+            faultKeys = [:]
+        }
     }
 }
 
