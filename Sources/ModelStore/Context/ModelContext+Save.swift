@@ -250,27 +250,36 @@ private struct SaveNeeds {
 private struct RegistryBatches {
     /// How many of the saved objects each table receives.
     private var counts: [(table: EntityTable, count: Int)] = []
-    /// The index in `counts` of the table counted last: saves mostly insert
-    /// objects of one entity, or runs of them, so it is tried first.
-    private var last = -1
+    /// The table counted last and how many objects of it came in a row:
+    /// saves mostly insert objects of one entity, or runs of them, so a run
+    /// costs a comparison per object.
+    private var run: (table: EntityTable, count: Int)?
     private var current: (table: EntityTable, registry: RowRegistry)?
 
     /// Counts one object that the save inserts.
     mutating func count(_ table: EntityTable?) {
         guard let table else { return }
-        if last >= 0 && counts[last].table === table {
-            counts[last].count += 1
-        } else if let index = counts.firstIndex(where: { $0.table === table }) {
-            counts[index].count += 1
-            last = index
+        if run?.table === table {
+            run?.count += 1
         } else {
-            counts.append((table, 1))
-            last = counts.count - 1
+            endRun()
+            run = (table, 1)
         }
+    }
+
+    private mutating func endRun() {
+        guard let run else { return }
+        if let index = counts.firstIndex(where: { $0.table === run.table }) {
+            counts[index].count += run.count
+        } else {
+            counts.append(run)
+        }
+        self.run = nil
     }
 
     mutating func registry(for table: EntityTable, in context: ModelContext) -> RowRegistry {
         if let current, current.table === table { return current.registry }
+        endRun()
         let registry = context.registry(for: table)
         if let index = counts.firstIndex(where: { $0.table === table }) {
             registry.objects.reserveCapacity(registry.objects.count + counts[index].count)

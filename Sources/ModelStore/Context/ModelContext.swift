@@ -52,6 +52,9 @@ public final class ModelContext {
     @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
     @exclusivity(unchecked) var statements = StatementCache()
+    /// The class inserted last and its table: a bulk insert inserts one
+    /// class, and comparing it costs less than the store's lookup by type.
+    @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, table: EntityTable?)?
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
@@ -137,7 +140,7 @@ public final class ModelContext {
         }
         precondition(state.lifecycle == .detached, "a deleted \(T.entityName) object cannot be inserted again; create a new one")
         state.owner = self
-        state.table = store.table(for: T.self)
+        state.table = table(for: T.self)
         state.lifecycle = .inserted
         // The temporary identifier is made when first asked for: a bulk insert
         // whose identifiers nobody reads before the save never pays for them.
@@ -150,6 +153,14 @@ public final class ModelContext {
                 adopt(related)
             }
         }
+    }
+
+    private func table<T: PersistentModel>(for type: T.Type) -> EntityTable? {
+        let id = ObjectIdentifier(type)
+        if let lastInsertedClass, lastInsertedClass.id == id { return lastInsertedClass.table }
+        let table = store.table(for: type)
+        lastInsertedClass = (id, table)
+        return table
     }
 
     /// Marks an object for deletion; `save()` removes its row. Deleting an
