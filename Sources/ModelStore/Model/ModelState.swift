@@ -80,19 +80,30 @@ public final class ModelState {
         return try registrarBox.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
 
-    /// Tells observers and `objectWillChange` that `keyPath` will change in place.
+    /// Tells observers and `objectWillChange` that `keyPath` will change in
+    /// place. With `notifiesRegistrar` false only `objectWillChange` and the
+    /// forwarding parents are told: see `PersistentModel._$willModify`.
     @inlinable
-    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+    public func willSet<Subject: Observable, Member>(
+        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+    ) {
         if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath) }
-        registrarBox?.registrar.willSet(subject, keyPath: keyPath)
+        if notifiesRegistrar { registrarBox?.registrar.willSet(subject, keyPath: keyPath) }
     }
 
-    /// Tells observers that `keyPath` changed in place.
+    /// Tells observers that `keyPath` changed in place; `notifiesRegistrar`
+    /// as for `willSet`.
     @inlinable
-    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        registrarBox?.registrar.didSet(subject, keyPath: keyPath)
+    public func didSet<Subject: Observable, Member>(
+        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+    ) {
+        if notifiesRegistrar { registrarBox?.registrar.didSet(subject, keyPath: keyPath) }
         if changeRelay != nil { forwardedDidSet() }
     }
+
+    /// True when the object has an Observation registrar, which observers
+    /// need: without one, nobody observes the object.
+    var hasRegistrar: Bool { registrarBox != nil }
 
     /// `objectWillChange` subscribers and forwarding parents; nil while there
     /// are none, so that a write then costs one more nil test, like the
