@@ -93,8 +93,8 @@ extension ModelContext {
         deleted.removeAll()
     }
 
-    private func table(of model: any PersistentModel) throws -> EntityTable {
-        guard let table = model._$modelState.table else {
+    private func table(of model: any PersistentModel, state: ModelState) throws -> EntityTable {
+        guard let table = state.table else {
             throw ModelStoreError.entityNotInSchema(entity: type(of: model).entityName)
         }
         return table
@@ -103,7 +103,7 @@ extension ModelContext {
     private func writeInsert(
         _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
     ) throws -> Int64 {
-        let table = try table(of: model)
+        let table = try table(of: model, state: model._$modelState)
         let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
         // Every parameter is bound again for the next object, so clearing
         // the bindings would only cost time.
@@ -134,7 +134,7 @@ extension ModelContext {
         _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
     ) throws {
         let state = model._$modelState
-        let table = try table(of: model)
+        let table = try table(of: model, state: state)
         guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
         // A changed to-many has no column here; its links are written apart.
         let changed = table.hasRelationships ? table.columnOrdinals(in: state.dirty) : state.dirty

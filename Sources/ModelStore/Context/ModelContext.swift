@@ -1,4 +1,3 @@
-import CSwiftRuntime
 import Foundation
 
 /// A scratch pad of model objects over a store, as SwiftData's `ModelContext`:
@@ -215,8 +214,15 @@ public final class ModelContext {
 
     // MARK: Autosave
 
+    // Inlined: called for every insert and first change, and mostly returns
+    // at once (autosave is off outside the main context).
+    @inline(__always)
     func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !isAutosaveScheduled else { return }
+        startAutosaveTask()
+    }
+
+    private func startAutosaveTask() {
         isAutosaveScheduled = true
         let reference = MainContextReference(context: self)
         Task { @MainActor in
@@ -320,39 +326,21 @@ final class RowRegistry {
     @exclusivity(unchecked) var objects: [Int64: WeakModel] = [:]
 }
 
-/// A registered object, as a weak reference would hold it, without one.
-///
-/// A weak reference gives its object a side table: an allocation when the
-/// first one is made, a second free when the object goes, and the slow path
-/// for every retain and release of the object for the rest of its life (in a
-/// save of N objects, more instructions than binding their values). An
-/// unowned reference keeps its count in the object. It keeps the object's
-/// memory, not the object, so `model` can ask the runtime, as a weak load
-/// does, whether the object is being freed before it hands one out.
+/// A registered object, held as a weak reference would hold it, without the
+/// side table a weak reference gives every registered object (see
+/// UnownedReference.swift).
 struct WeakModel {
     private unowned let object: any PersistentModel
-    /// The object's address, for the runtime's test. Kept apart rather than
-    /// read out of the unowned reference, so that nothing depends on how an
-    /// unowned reference is laid out.
     private let address: UnsafeMutableRawPointer
 
     init(model: any PersistentModel) {
         object = model
-        address = Unmanaged.passUnretained(model as AnyObject).toOpaque()
+        address = unownedAddress(of: model)
     }
 
     /// The object; nil once it is being freed (its deinit has begun).
-    var model: (any PersistentModel)? {
-        // A strong reference only to an object that is not being freed; the
-        // unowned reference keeps the memory valid to ask.
-        guard swift_tryRetain(address) != nil else { return nil }
-        // Cannot trap: the retain above keeps the object alive.
-        let model = object
-        Unmanaged<AnyObject>.fromOpaque(address).release()
-        return model
-    }
+    var model: (any PersistentModel)? { loadUnlessFreed(address) { object } }
 }
-
 
 /// Objects in the order they were added, with O(1) membership and removal.
 /// Removal leaves a hole that listing skips, so that removing from a large

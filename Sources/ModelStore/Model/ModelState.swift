@@ -115,7 +115,24 @@ public final class ModelState {
     // confined to its context's isolation domain, no access to them spans a
     // call, and the runtime's check cost more than the save's own work on
     // them (two calls into the runtime per access).
-    @exclusivity(unchecked) weak var owner: (any ModelStateOwner)?
+    /// The owning context, held without a weak reference (see
+    /// UnownedReference.swift): every object's weak reference to it gave the
+    /// context a side table, and each of its retains and releases (one per
+    /// change tracked) the slow path.
+    @exclusivity(unchecked) private unowned var ownerObject: (any ModelStateOwner)?
+    @exclusivity(unchecked) private var ownerAddress: UnsafeMutableRawPointer?
+    /// The owning context; nil when there is none or it is gone.
+    var owner: (any ModelStateOwner)? {
+        get {
+            guard let ownerAddress else { return nil }
+            // The unowned field is optional only to be clearable; set with the address.
+            return loadUnlessFreed(ownerAddress) { ownerObject }.flatMap { $0 }
+        }
+        set {
+            ownerObject = newValue
+            ownerAddress = newValue.map { unownedAddress(of: $0) }
+        }
+    }
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
     @exclusivity(unchecked) var table: EntityTable?
@@ -247,6 +264,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         return word < high.count && high[word] & (1 << UInt64(ordinal % 64)) != 0
     }
 
+    @inline(__always)
     mutating func remove(_ ordinal: Int) {
         if ordinal < 64 {
             low &= ~(1 << UInt64(ordinal))
@@ -256,6 +274,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         if word < high.count { high[word] &= ~(1 << UInt64(ordinal % 64)) }
     }
 
+    @inline(__always)
     mutating func insert(_ ordinal: Int) {
         if ordinal < 64 {
             low |= 1 << UInt64(ordinal)
