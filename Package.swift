@@ -23,6 +23,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // An entry point of the Swift runtime that the standard library does
+        // not expose, declared in C (see runtime.h); nothing to link.
+        .systemLibrary(
+            name: "CSwiftRuntime",
+            path: "Sources/CSwiftRuntime"
+        ),
         .macro(
             name: "ModelStoreMacros",
             dependencies: [
@@ -35,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "ModelStore",
-            dependencies: ["CSQLite", "ModelStoreMacros"]
+            dependencies: ["CSQLite", "CSwiftRuntime", "ModelStoreMacros"]
         ),
         .executableTarget(
             name: "modelstore-example",

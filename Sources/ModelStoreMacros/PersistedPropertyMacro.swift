@@ -72,13 +72,14 @@ extension PersistedPropertyMacro: AccessorMacro {
             }
             }
             """,
+            // `_$willModify` reports the read (`access`) itself: it needs to
+            // know whether the object had a registrar before it.
             """
             _modify {
-            access(keyPath: \\.\(name))
             \(raw: loadFault)
-            _$willModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
+            let observed = _$willModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
             defer {
-            _$didModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
+            _$didModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage), observed: observed)
             }
             yield &\(raw: storage)
             }

@@ -31,13 +31,12 @@ struct PersistedPropertyMacroTests {
                     }
                 }
                 _modify {
-                    access(keyPath: \.\#(name))
                     if _$modelState.isFault(\#(ordinal)), let value = _$faultValue(\#(ordinal), as: type(of: _\#(name))) {
                         _\#(name) = value
                     }
-                    _$willModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))
+                    let observed = _$willModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))
                     defer {
-                        _$didModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))
+                        _$didModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name), observed: observed)
                     }
                     yield &_\#(name)
                 }

@@ -195,4 +195,45 @@ struct IdentityTests {
         let id: UUID = account.id
         #expect(id == account.id)
     }
+
+    /// The identity map holds its objects without weak references; while an
+    /// object is being freed, it must still read as gone, as a weak
+    /// reference would: a fetch from the object's own deinit gets a new
+    /// object for the row, which then stays the row's object.
+    @Test func anObjectBeingFreedIsNotHandedOut() throws {
+        let store = try TestStore()
+        let container = try store.container([Mortal.self])
+        let writer = ModelContext(container)
+        writer.insert(Mortal(name: "a"))
+        try writer.save()
+
+        let context = ModelContext(container)
+        var fetchedWhileFreeing: [Mortal] = []
+        var dying: ObjectIdentifier?
+        do {
+            let mortal = try #require(try context.fetch(FetchDescriptor<Mortal>()).first)
+            dying = ObjectIdentifier(mortal)
+            mortal.onDeinit = { [unowned context] in
+                fetchedWhileFreeing = (try? context.fetch(FetchDescriptor<Mortal>())) ?? []
+            }
+        }
+        let reborn = try #require(fetchedWhileFreeing.first)
+        #expect(ObjectIdentifier(reborn) != dying)
+        #expect(reborn.name == "a")
+        #expect(try context.fetch(FetchDescriptor<Mortal>()).first === reborn)
+    }
+}
+
+/// A model that runs code while it is being freed.
+@Model final class Mortal {
+    var name: String
+    @Transient var onDeinit: (() -> Void)? = nil
+
+    init(name: String) {
+        self.name = name
+    }
+
+    deinit {
+        onDeinit?()
+    }
 }

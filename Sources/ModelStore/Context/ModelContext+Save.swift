@@ -26,12 +26,30 @@ extension ModelContext {
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
         let plan = try planDeletes(deleted.models)
-        let insertedModels = inserted.models.filter { !plan.contains($0) }
-        let changedModels = changed.models.filter { $0._$modelState.lifecycle == .persisted && !plan.contains($0) }
-        try checkRelationshipCounts(insertedModels + changedModels, plan: plan)
+        // One pass over each list picks the objects to write and notes what
+        // else the save has to do for them, so that a save of objects
+        // without to-many relationships walks them no more than it writes.
+        var needs = SaveNeeds()
+        var batches = RegistryBatches()
+        let insertedModels = inserted.models(where: { model in
+            // Without deletes nothing needs filtering; most saves delete nothing.
+            guard plan.isEmpty || !plan.contains(model) else { return false }
+            let table = model._$modelState.table
+            needs.note(table)
+            batches.count(table)
+            return true
+        })
+        let changedModels = changed.models(where: { model in
+            let state = model._$modelState
+            guard state.lifecycle == .persisted, plan.isEmpty || !plan.contains(model) else { return false }
+            needs.note(state.table)
+            return true
+        })
+        if needs.countChecks {
+            try checkRelationshipCounts(insertedModels, plan: plan)
+            try checkRelationshipCounts(changedModels, plan: plan)
+        }
 
-        var newRowIDs: [Int64] = []
-        newRowIDs.reserveCapacity(insertedModels.count)
         var fixups: [ForeignKeyFixup] = []
         // Deletes and updates run before inserts, because they may free a
         // unique value that an insert takes: delete "Lisbon" and insert a new
@@ -45,13 +63,14 @@ extension ModelContext {
                     try writeUpdate(model, plan: plan, fixups: &fixups, connection: connection)
                 }
                 for model in insertedModels {
-                    let rowID = try writeInsert(model, plan: plan, fixups: &fixups, connection: connection)
                     // Known at once, so that later rows and links can refer to it.
-                    model._$modelState.rowID = rowID
-                    newRowIDs.append(rowID)
+                    model._$modelState.rowID = try writeInsert(model, plan: plan, fixups: &fixups, connection: connection)
                 }
                 try writeForeignKeyFixups(fixups, connection: connection)
-                try writeToManyLinks(of: insertedModels + changedModels, plan: plan, connection: connection)
+                if needs.toManyLinks {
+                    try writeToManyLinks(of: insertedModels, plan: plan, connection: connection)
+                    try writeToManyLinks(of: changedModels, plan: plan, connection: connection)
+                }
             }
         } catch {
             // The store is as it was; so are the new objects: still unsaved.
@@ -64,9 +83,7 @@ extension ModelContext {
         }
 
         // The transaction committed: only now does the in-memory state move on.
-        for (model, rowID) in zip(insertedModels, newRowIDs) {
-            didInsert(model, rowID: rowID)
-        }
+        didInsert(insertedModels, batches: batches)
         for model in changedModels {
             model._$modelState.markClean()
         }
@@ -76,8 +93,8 @@ extension ModelContext {
         deleted.removeAll()
     }
 
-    private func table(of model: any PersistentModel) throws -> EntityTable {
-        guard let table = model._$modelState.table else {
+    private func table(of model: any PersistentModel, state: ModelState) throws -> EntityTable {
+        guard let table = state.table else {
             throw ModelStoreError.entityNotInSchema(entity: type(of: model).entityName)
         }
         return table
@@ -86,9 +103,11 @@ extension ModelContext {
     private func writeInsert(
         _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
     ) throws -> Int64 {
-        let table = try table(of: model)
+        let table = try table(of: model, state: model._$modelState)
         let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
-        defer { statement.reset() }
+        // Every parameter is bound again for the next object, so clearing
+        // the bindings would only cost time.
+        defer { statement.rewind() }
         var index: Int32 = 1
         for ordinal in table.columnOrdinals {
             try bind(ordinal, of: model, table: table, row: nil, to: statement, at: index, plan: plan, fixups: &fixups)
@@ -96,7 +115,8 @@ extension ModelContext {
         }
         do {
             if !table.insertReturnsKey {
-                try statement.run()
+                // A plain INSERT returns no row: one step finishes it.
+                try statement.step()
                 return connection.lastInsertRowID
             }
             guard try statement.step() else {
@@ -114,7 +134,7 @@ extension ModelContext {
         _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
     ) throws {
         let state = model._$modelState
-        let table = try table(of: model)
+        let table = try table(of: model, state: state)
         guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
         // A changed to-many has no column here; its links are written apart.
         let changed = table.hasRelationships ? table.columnOrdinals(in: state.dirty) : state.dirty
@@ -122,7 +142,8 @@ extension ModelContext {
         let statement = try statements.statement(.update(changed), for: table, on: connection) {
             table.updateSQL(ordinals: changed)
         }
-        defer { statement.reset() }
+        // As for inserts: every parameter is bound for each object.
+        defer { statement.rewind() }
         var index: Int32 = 1
         for ordinal in changed {
             try bind(ordinal, of: model, table: table, row: rowID, to: statement, at: index, plan: plan, fixups: &fixups)
@@ -130,7 +151,8 @@ extension ModelContext {
         }
         do {
             try statement.bind(rowID, at: index)
-            try statement.run()
+            // An UPDATE returns no row: one step finishes it.
+            try statement.step()
         } catch {
             throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
         }
@@ -162,35 +184,107 @@ extension ModelContext {
         }
     }
 
-    /// Gives a newly saved object its permanent identity. When the insert was
-    /// an upsert into a row that another object of this context already
+    /// Gives newly saved objects their permanent identity. When an insert
+    /// was an upsert into a row that another object of this context already
     /// represents, that object stays the row's object and takes the saved
     /// values, and the inserted one leaves the context: one row, one object.
     /// Only attributes are taken (as the upsert wrote only attributes): the
     /// existing object keeps its relationships.
-    private func didInsert(_ model: any PersistentModel, rowID: Int64) {
-        let state = model._$modelState
-        guard let table = state.table else { return }
-        state.rowID = rowID
-        state.markClean()
-        if let temporary = state.temporaryIdentifier {
-            // Only an identifier somebody asked for can be looked up later.
-            permanentIdentifiers[temporary] = model.persistentModelID
-        }
-        if let existing = registered(table, rowID: rowID), existing !== model {
-            let existingState = existing._$modelState
-            existingState.isApplyingStoredValues = true
-            for property in table.entity.properties where property.attribute != nil {
-                _ = property.accessor.setValue(property.accessor.value(of: model), of: existing)
+    private func didInsert(_ models: [any PersistentModel], batches: RegistryBatches) {
+        var batches = batches
+        for model in models {
+            let state = model._$modelState
+            guard let table = state.table, let rowID = state.rowID else { continue }
+            state.markClean()
+            if let temporary = state.temporaryIdentifier {
+                // Only an identifier somebody asked for can be looked up later.
+                permanentIdentifiers[temporary] = model.persistentModelID
             }
-            existingState.isApplyingStoredValues = false
-            existingState.markClean()
-            changed.remove(existing)
-            state.owner = nil
-            state.lifecycle = .detached
-            return
+            let registry = batches.registry(for: table, in: self)
+            // One lookup registers the object and finds the row's object, if
+            // another one already stands for it.
+            if let existing = registry.registerUnlessTaken(model, rowID: rowID) {
+                takeUpsertedValues(of: model, into: existing, table: table)
+                continue
+            }
+            state.lifecycle = .persisted
         }
-        state.lifecycle = .persisted
-        register(model, table: table, rowID: rowID)
+    }
+
+    private func takeUpsertedValues(
+        of model: any PersistentModel, into existing: any PersistentModel, table: EntityTable
+    ) {
+        let existingState = existing._$modelState
+        existingState.isApplyingStoredValues = true
+        for property in table.entity.properties where property.attribute != nil {
+            _ = property.accessor.setValue(property.accessor.value(of: model), of: existing)
+        }
+        existingState.isApplyingStoredValues = false
+        existingState.markClean()
+        changed.remove(existing)
+        let state = model._$modelState
+        state.owner = nil
+        state.lifecycle = .detached
+    }
+}
+
+/// What a save has to do besides writing rows, noted per object's table.
+private struct SaveNeeds {
+    /// Some object has a to-many relationship with a minimum or maximum count.
+    var countChecks = false
+    /// Some object has a to-many relationship, whose links may have changed.
+    var toManyLinks = false
+
+    mutating func note(_ table: EntityTable?) {
+        guard let table, !table.toManyRelationships.isEmpty else { return }
+        toManyLinks = true
+        if !table.countLimitedRelationships.isEmpty { countChecks = true }
+    }
+}
+
+/// The registries that newly saved objects join, each looked up once per run
+/// of objects of its entity and grown once for all of them, instead of
+/// rehashing as it grows object by object.
+private struct RegistryBatches {
+    /// How many of the saved objects each table receives.
+    private var counts: [(table: EntityTable, count: Int)] = []
+    /// The table counted last and how many objects of it came in a row:
+    /// saves mostly insert objects of one entity, or runs of them, so a run
+    /// costs a comparison per object.
+    private var run: (table: EntityTable, count: Int)?
+    private var current: (table: EntityTable, registry: RowRegistry)?
+
+    /// Counts one object that the save inserts.
+    mutating func count(_ table: EntityTable?) {
+        guard let table else { return }
+        if run?.table === table {
+            run?.count += 1
+        } else {
+            endRun()
+            run = (table, 1)
+        }
+    }
+
+    private mutating func endRun() {
+        guard let run else { return }
+        if let index = counts.firstIndex(where: { $0.table === run.table }) {
+            counts[index].count += run.count
+        } else {
+            counts.append(run)
+        }
+        self.run = nil
+    }
+
+    mutating func registry(for table: EntityTable, in context: ModelContext) -> RowRegistry {
+        if let current, current.table === table { return current.registry }
+        endRun()
+        let registry = context.registry(for: table)
+        if let index = counts.firstIndex(where: { $0.table === table }) {
+            registry.reserveCapacity(registry.count + counts[index].count)
+            // Reserved once: a later run of the same table finds it grown.
+            counts[index].count = 0
+        }
+        current = (table, registry)
+        return registry
     }
 }

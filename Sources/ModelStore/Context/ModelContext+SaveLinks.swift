@@ -15,12 +15,10 @@ extension ModelContext {
     ///   outside its limits.
     func checkRelationshipCounts(_ models: [any PersistentModel], plan: DeletePlan) throws {
         for model in models {
-            guard let table = model._$modelState.table, let relationships = table.relationships else { continue }
-            for relationship in relationships.all where relationship.schema.isToMany {
+            guard let table = model._$modelState.table, !table.countLimitedRelationships.isEmpty else { continue }
+            for relationship in table.countLimitedRelationships {
                 let (minimum, maximum) = relationship.schema.countLimits
-                guard minimum != nil || maximum != nil,
-                    let members = relationship.accessor.loadedModels(of: model)
-                else { continue }
+                guard let members = relationship.accessor.loadedModels(of: model) else { continue }
                 let count = uniqueModels(members).filter { !plan.contains($0) }.count
                 if count < (minimum ?? 0) || count > (maximum ?? Int.max) {
                     let name = model._$modelState.rowID.map { "\(table.name):\($0)" } ?? "new \(table.name)"
@@ -47,11 +45,11 @@ extension ModelContext {
     func writeToManyLinks(of models: [any PersistentModel], plan: DeletePlan, connection: Connection) throws {
         for model in models {
             let state = model._$modelState
-            guard let table = state.table, let relationships = table.relationships, let holder = state.rowID else {
+            guard let table = state.table, !table.toManyRelationships.isEmpty, let holder = state.rowID else {
                 continue
             }
             let isNew = state.lifecycle == .inserted
-            for relationship in relationships.all where relationship.schema.isToMany {
+            for relationship in table.toManyRelationships {
                 guard isNew || state.dirty.contains(relationship.ordinal),
                     let loaded = relationship.accessor.loadedModels(of: model)
                 else { continue }

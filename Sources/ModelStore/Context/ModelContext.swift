@@ -27,30 +27,39 @@ public final class ModelContext {
     /// they are made (on the main actor's next turn). Other contexts save when
     /// `save()` is called. A failed autosave leaves the changes pending; the
     /// next `save()` reports the error.
-    public var autosaveEnabled = false
-    var isMainContext = false
-    var isAutosaveScheduled = false
+    @exclusivity(unchecked) public var autosaveEnabled = false
+    @exclusivity(unchecked) var isMainContext = false
+    @exclusivity(unchecked) var isAutosaveScheduled = false
 
     var store: Store { container.store }
     private var connectionStorage: Connection?
     /// The table of the last identifier looked up (see `table(named:)`).
     var lastNamedTable: EntityTable?
 
+    // The fields below are used once or more per inserted, changed, saved or
+    // freed object. Their exclusivity is unchecked: a context belongs to one
+    // isolation domain, none of their accesses calls out to code that could
+    // reach them again, and the runtime's check (two calls per access) cost
+    // more than a row's own work in a save.
+
     /// One row, one object: per entity, the objects by row key, held unowned (see `RowRegistry`).
-    var identityMap: [ObjectIdentifier: RowRegistry] = [:]
+    @exclusivity(unchecked) var identityMap: [ObjectIdentifier: RowRegistry] = [:]
     /// The registry found last (see `existingRegistry(for:)`); registries are
     /// never removed, so it stays valid.
     private var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
     /// Inserted objects not yet saved, in insertion order.
-    var inserted = OrderedModels()
+    @exclusivity(unchecked) var inserted = OrderedModels(.inserted)
     /// Persisted objects with changed properties.
-    var changed = OrderedModels()
+    @exclusivity(unchecked) var changed = OrderedModels(.changed)
     /// Persisted objects deleted, not yet saved.
-    var deleted = OrderedModels()
+    @exclusivity(unchecked) var deleted = OrderedModels(.deleted)
     /// Temporary identifiers of saved objects, for `model(for:)`.
-    var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
+    @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
-    var statements = StatementCache()
+    @exclusivity(unchecked) var statements = StatementCache()
+    /// The class inserted last and its table: a bulk insert inserts one
+    /// class, and comparing it costs less than the store's lookup by type.
+    @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, table: EntityTable?)?
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
@@ -138,7 +147,7 @@ public final class ModelContext {
         }
         precondition(state.lifecycle == .detached, "a deleted \(T.entityName) object cannot be inserted again; create a new one")
         state.owner = self
-        state.table = store.table(for: T.self)
+        state.table = table(for: T.self)
         state.lifecycle = .inserted
         // The temporary identifier is made when first asked for: a bulk insert
         // whose identifiers nobody reads before the save never pays for them.
@@ -151,6 +160,14 @@ public final class ModelContext {
                 adopt(related)
             }
         }
+    }
+
+    private func table<T: PersistentModel>(for type: T.Type) -> EntityTable? {
+        let id = ObjectIdentifier(type)
+        if let lastInsertedClass, lastInsertedClass.id == id { return lastInsertedClass.table }
+        let table = store.table(for: type)
+        lastInsertedClass = (id, table)
+        return table
     }
 
     /// Marks an object for deletion; `save()` removes its row. Deleting an
@@ -214,8 +231,15 @@ public final class ModelContext {
 
     // MARK: Autosave
 
+    // Inlined: called for every insert and first change, and mostly returns
+    // at once (autosave is off outside the main context).
+    @inline(__always)
     func scheduleAutosave() {
         guard autosaveEnabled, isMainContext, !isAutosaveScheduled else { return }
+        startAutosaveTask()
+    }
+
+    private func startAutosaveTask() {
         isAutosaveScheduled = true
         let reference = MainContextReference(context: self)
         Task { @MainActor in
@@ -306,39 +330,90 @@ extension PersistentModel {
 /// Objects in the order they were added, with O(1) membership and removal.
 /// Removal leaves a hole that listing skips, so that removing from a large
 /// set stays O(1); the holes are compacted when they outnumber the objects.
+///
+/// Each object's position is kept in its state (`ModelState.pendingSlots`),
+/// not in a dictionary: a save of N new or changed objects otherwise hashed
+/// each of them into it, which cost more than its row's UPDATE.
 struct OrderedModels {
-    private var slots: [(any PersistentModel)?] = []
-    private var indexes: [ObjectIdentifier: Int] = [:]
+    /// Which of the object's positions this list keeps.
+    enum List {
+        case inserted, changed, deleted
+    }
 
-    var isEmpty: Bool { indexes.isEmpty }
+    private let list: List
+    private var slots: [(any PersistentModel)?] = []
+    private var count = 0
+
+    init(_ list: List) {
+        self.list = list
+    }
+
+    var isEmpty: Bool { count == 0 }
 
     /// The objects in the order they were added.
     /// - Complexity: O(objects added since the last compaction).
     var models: [any PersistentModel] { slots.compactMap { $0 } }
 
+    /// The objects that `isIncluded` accepts, in the order they were added.
+    /// - Complexity: O(objects added since the last compaction).
+    func models(where isIncluded: (any PersistentModel) throws -> Bool) rethrows -> [any PersistentModel] {
+        var result: [any PersistentModel] = []
+        result.reserveCapacity(count)
+        for case let model? in slots where try isIncluded(model) {
+            result.append(model)
+        }
+        return result
+    }
+
     mutating func append(_ model: any PersistentModel) {
-        let key = ObjectIdentifier(model)
-        guard indexes[key] == nil else { return }
-        indexes[key] = slots.count
+        let state = model._$modelState
+        guard slot(of: model, state: state) == nil else { return }
+        setSlot(slots.count, of: state)
         slots.append(model)
+        count += 1
     }
 
     mutating func remove(_ model: any PersistentModel) {
-        guard let index = indexes.removeValue(forKey: ObjectIdentifier(model)) else { return }
+        let state = model._$modelState
+        guard let index = slot(of: model, state: state) else { return }
         slots[index] = nil
-        if slots.count > 32 && indexes.count < slots.count / 2 { compact() }
+        setSlot(-1, of: state)
+        count -= 1
+        if slots.count > 32 && count < slots.count / 2 { compact() }
     }
 
+    /// Empties the list. The objects keep their stale positions, which
+    /// `slot(of:state:)` tells from real ones.
     mutating func removeAll() {
         slots.removeAll()
-        indexes.removeAll()
+        count = 0
+    }
+
+    /// The object's position, if it is in the list: the position its state
+    /// records, when the list holds the object there.
+    private func slot(of model: any PersistentModel, state: ModelState) -> Int? {
+        let index =
+            switch list {
+            case .inserted: state.pendingSlots.inserted
+            case .changed: state.pendingSlots.changed
+            case .deleted: state.pendingSlots.deleted
+            }
+        guard index >= 0, index < slots.count, slots[index] === model else { return nil }
+        return index
+    }
+
+    private func setSlot(_ index: Int, of state: ModelState) {
+        switch list {
+        case .inserted: state.pendingSlots.inserted = index
+        case .changed: state.pendingSlots.changed = index
+        case .deleted: state.pendingSlots.deleted = index
+        }
     }
 
     private mutating func compact() {
-        slots = slots.compactMap { $0 }
-        indexes.removeAll(keepingCapacity: true)
+        slots = slots.filter { $0 != nil }
         for (index, model) in slots.enumerated() {
-            if let model { indexes[ObjectIdentifier(model)] = index }
+            if let model { setSlot(index, of: model._$modelState) }
         }
     }
 }

@@ -17,9 +17,12 @@ struct StatementCache {
     }
 
     private var statements: [Key: Statement] = [:]
-    /// The last statement handed out: a save asks for the same one for every
-    /// object of an entity in a row, and comparing keys is cheaper than hashing.
-    private var last: (key: Key, statement: Statement)?
+    /// The last statement handed out, with its table and purpose: a save asks
+    /// for the same one for every object of an entity in a row, and comparing
+    /// them in place is cheaper than hashing, or than copying a key out.
+    private var lastTable: ObjectIdentifier?
+    private var lastPurpose: Purpose = .insert
+    private var lastStatement: Statement?
 
     /// The statement for `purpose` on `table`, prepared on first use from
     /// `sql()`. Callers reset it after use.
@@ -27,8 +30,8 @@ struct StatementCache {
     mutating func statement(
         _ purpose: Purpose, for table: EntityTable, on connection: Connection, sql: () -> String
     ) throws -> Statement {
+        if let lastStatement, lastTable == ObjectIdentifier(table), lastPurpose == purpose { return lastStatement }
         let key = Key(table: ObjectIdentifier(table), purpose: purpose)
-        if let last, last.key == key { return last.statement }
         let statement: Statement
         if let cached = statements[key] {
             statement = cached
@@ -36,7 +39,9 @@ struct StatementCache {
             statement = try connection.prepare(sql())
             statements[key] = statement
         }
-        last = (key, statement)
+        lastTable = key.table
+        lastPurpose = purpose
+        lastStatement = statement
         return statement
     }
 }

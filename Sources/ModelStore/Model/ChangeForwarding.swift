@@ -82,8 +82,8 @@ extension ModelState {
     ) rethrows -> Result {
         let told = emitWillChange(of: subject, keyPath: keyPath)
         defer { for link in told { link.parentDidChange() } }
-        guard let lazyRegistrar else { return try mutation() }
-        return try lazyRegistrar.withMutation(of: subject, keyPath: keyPath, mutation)
+        guard let registrarBox else { return try mutation() }
+        return try registrarBox.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
 
     /// `willSet` of an in-place mutation when the object has a relay.

@@ -57,12 +57,12 @@ final class ParentLink<Parent: PersistentModel, Value>: ForwardingLink {
 
     func parentWillChange() {
         guard let parent else { return }
-        parent._$modelState.lazyRegistrar?.willSet(parent, keyPath: relationship)
+        parent._$modelState.registrarBox?.registrar.willSet(parent, keyPath: relationship)
     }
 
     func parentDidChange() {
         guard let parent else { return }
-        parent._$modelState.lazyRegistrar?.didSet(parent, keyPath: relationship)
+        parent._$modelState.registrarBox?.registrar.didSet(parent, keyPath: relationship)
     }
 }
 

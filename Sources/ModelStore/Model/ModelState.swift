@@ -47,20 +47,28 @@ public final class ModelState {
     /// would be most of the cost of fetching an object. Observers can only
     /// register by reading a property, so an object whose properties were
     /// never read has no observers, and its writes need not notify anyone.
-    @usableFromInline var lazyRegistrar: ObservationRegistrar?
+    ///
+    /// The registrar lives in a box of its own: `ObservationRegistrar` is a
+    /// resilient type, so an optional one held here was tested, copied and
+    /// assigned through the runtime's value witnesses on every access (more
+    /// than making it cost); a reference is tested and used in place.
+    @usableFromInline @exclusivity(unchecked) var registrarBox: RegistrarBox?
 
     /// The object's Observation registrar.
-    public var registrar: ObservationRegistrar {
-        if let lazyRegistrar { return lazyRegistrar }
-        let registrar = ObservationRegistrar()
-        lazyRegistrar = registrar
-        return registrar
+    public var registrar: ObservationRegistrar { makeRegistrarBox().registrar }
+
+    @usableFromInline
+    func makeRegistrarBox() -> RegistrarBox {
+        if let registrarBox { return registrarBox }
+        let box = RegistrarBox()
+        registrarBox = box
+        return box
     }
 
     /// Reports a read of `keyPath` to Observation; called by generated getters.
     @inlinable
     public func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        registrar.access(subject, keyPath: keyPath)
+        makeRegistrarBox().registrar.access(subject, keyPath: keyPath)
     }
 
     /// Runs a write of `keyPath`, telling observers and `objectWillChange`
@@ -70,50 +78,88 @@ public final class ModelState {
         of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> Result
     ) rethrows -> Result {
         if changeRelay != nil { return try withForwardedMutation(of: subject, keyPath: keyPath, mutation) }
-        guard let lazyRegistrar else { return try mutation() }
-        return try lazyRegistrar.withMutation(of: subject, keyPath: keyPath, mutation)
+        guard let registrarBox else { return try mutation() }
+        return try registrarBox.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
 
-    /// Tells observers and `objectWillChange` that `keyPath` will change in place.
+    /// Tells observers and `objectWillChange` that `keyPath` will change in
+    /// place. With `notifiesRegistrar` false only `objectWillChange` and the
+    /// forwarding parents are told: see `PersistentModel._$willModify`.
     @inlinable
-    public func willSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+    public func willSet<Subject: Observable, Member>(
+        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+    ) {
         if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath) }
-        lazyRegistrar?.willSet(subject, keyPath: keyPath)
+        if notifiesRegistrar { registrarBox?.registrar.willSet(subject, keyPath: keyPath) }
     }
 
-    /// Tells observers that `keyPath` changed in place.
+    /// Tells observers that `keyPath` changed in place; `notifiesRegistrar`
+    /// as for `willSet`.
     @inlinable
-    public func didSet<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
-        lazyRegistrar?.didSet(subject, keyPath: keyPath)
+    public func didSet<Subject: Observable, Member>(
+        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+    ) {
+        if notifiesRegistrar { registrarBox?.registrar.didSet(subject, keyPath: keyPath) }
         if changeRelay != nil { forwardedDidSet() }
     }
+
+    /// True when the object has an Observation registrar, which observers
+    /// need: without one, nobody observes the object.
+    var hasRegistrar: Bool { registrarBox != nil }
 
     /// `objectWillChange` subscribers and forwarding parents; nil while there
     /// are none, so that a write then costs one more nil test, like the
     /// registrar's. Unchecked exclusivity for the same reason as `dirty`.
     @usableFromInline @exclusivity(unchecked) var changeRelay: ChangeRelay?
 
-    weak var owner: (any ModelStateOwner)?
+    // The fields below are read and written for every saved or changed
+    // object. Their exclusivity is unchecked, as `dirty`'s is: the state is
+    // confined to its context's isolation domain, no access to them spans a
+    // call, and the runtime's check cost more than the save's own work on
+    // them (two calls into the runtime per access).
+    /// The owning context, held without a weak reference (see
+    /// UnownedReference.swift): every object's weak reference to it gave the
+    /// context a side table, and each of its retains and releases (one per
+    /// change tracked) the slow path.
+    @exclusivity(unchecked) private unowned var ownerObject: (any ModelStateOwner)?
+    @exclusivity(unchecked) private var ownerAddress: UnsafeMutableRawPointer?
+    /// The owning context; nil when there is none or it is gone.
+    var owner: (any ModelStateOwner)? {
+        get {
+            guard let ownerAddress else { return nil }
+            // The unowned field is optional only to be clearable; set with the address.
+            return loadUnlessFreed(ownerAddress) { ownerObject }.flatMap { $0 }
+        }
+        set {
+            ownerObject = newValue
+            ownerAddress = newValue.map { unownedAddress(of: $0) }
+        }
+    }
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
-    var table: EntityTable?
-    var lifecycle: ModelLifecycle = .detached
+    @exclusivity(unchecked) var table: EntityTable?
+    @exclusivity(unchecked) var lifecycle: ModelLifecycle = .detached
     /// The row's key once the object is saved.
-    var rowID: Int64?
+    @exclusivity(unchecked) var rowID: Int64?
     /// The identifier before the object is saved; made on first request.
-    var temporaryIdentifier: PersistentIdentifier?
+    @exclusivity(unchecked) var temporaryIdentifier: PersistentIdentifier?
     // Read on every tracked write; unchecked exclusivity because the state is
     // confined to its context's isolation domain and the bit set is never
     // accessed re-entrantly.
     @usableFromInline @exclusivity(unchecked) var dirty = PropertyBitSet()
-    /// The last saved value of the first changed property, inline: most saves
-    /// change one property per object, and then no dictionary is allocated.
-    private var firstCommitted: (ordinal: Int, value: Any)?
+    /// The ordinal of the first changed property, whose last saved value is
+    /// kept inline (`firstCommittedValue`): most saves change one property
+    /// per object, and then no dictionary is allocated. -1 when none.
+    @exclusivity(unchecked) private var firstCommittedOrdinal = -1
+    @exclusivity(unchecked) private var firstCommittedValue: Any = ()
     /// The last saved values of the other changed properties.
-    private var moreCommitted: [Int: Any] = [:]
+    @exclusivity(unchecked) private var moreCommitted: [Int: Any] = [:]
     /// Set while the context writes values back (rollback, merge), so that the
     /// writes do not count as changes.
-    var isApplyingStoredValues = false
+    @exclusivity(unchecked) var isApplyingStoredValues = false
+    /// Where the object is in its context's lists of pending changes; see
+    /// `OrderedModels`.
+    @exclusivity(unchecked) var pendingSlots = PendingSlots()
 
     /// The relationships not loaded yet (faults), by ordinal. Read by every
     /// generated getter, hence inline and unchecked like `dirty`.
@@ -153,8 +199,9 @@ public final class ModelState {
     }
 
     private func setCommittedValue(_ value: Any, for ordinal: Int) {
-        if firstCommitted == nil {
-            firstCommitted = (ordinal, value)
+        if firstCommittedOrdinal < 0 {
+            firstCommittedOrdinal = ordinal
+            firstCommittedValue = value
         } else {
             moreCommitted[ordinal] = value
         }
@@ -162,21 +209,46 @@ public final class ModelState {
 
     /// The last saved value of changed property `ordinal`, if it changed.
     func committedValue(for ordinal: Int) -> Any? {
-        if let firstCommitted, firstCommitted.ordinal == ordinal { return firstCommitted.value }
+        if firstCommittedOrdinal >= 0 && firstCommittedOrdinal == ordinal { return firstCommittedValue }
         return moreCommitted[ordinal]
     }
 
     /// Every changed property's last saved value.
     var committedValues: [(ordinal: Int, value: Any)] {
-        (firstCommitted.map { [$0] } ?? []) + moreCommitted.map { (ordinal: $0.key, value: $0.value) }
+        (firstCommittedOrdinal >= 0 ? [(firstCommittedOrdinal, firstCommittedValue)] : [])
+            + moreCommitted.map { (ordinal: $0.key, value: $0.value) }
     }
 
     /// Forgets all changes: the object's values are now the saved ones.
     func markClean() {
-        dirty = PropertyBitSet()
-        firstCommitted = nil
+        // Tested before written: a save marks every inserted object clean,
+        // and most of them never changed since they were made.
+        if !dirty.isEmpty { dirty = PropertyBitSet() }
+        if firstCommittedOrdinal >= 0 {
+            firstCommittedOrdinal = -1
+            firstCommittedValue = ()
+        }
         if !moreCommitted.isEmpty { moreCommitted = [:] }
     }
+}
+
+/// The Observation registrar of one object, held by reference; see
+/// `ModelState.registrarBox`.
+@usableFromInline
+final class RegistrarBox {
+    @usableFromInline let registrar = ObservationRegistrar()
+
+    init() {}
+}
+
+/// An object's positions in its context's lists of inserted, changed and
+/// deleted objects, so that those lists need no dictionary to find it. A
+/// position is only a hint, checked against the list: a list that was
+/// emptied leaves stale ones behind.
+struct PendingSlots {
+    var inserted = -1
+    var changed = -1
+    var deleted = -1
 }
 
 /// A set of property ordinals. Models rarely have more than 64 stored
@@ -188,7 +260,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
 
     init() {}
 
-    var isEmpty: Bool { low == 0 && high.allSatisfy { $0 == 0 } }
+    var isEmpty: Bool { low == 0 && (high.isEmpty || high.allSatisfy { $0 == 0 }) }
 
     @inlinable
     func contains(_ ordinal: Int) -> Bool {
@@ -197,6 +269,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         return word < high.count && high[word] & (1 << UInt64(ordinal % 64)) != 0
     }
 
+    @inline(__always)
     mutating func remove(_ ordinal: Int) {
         if ordinal < 64 {
             low &= ~(1 << UInt64(ordinal))
@@ -206,6 +279,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         if word < high.count { high[word] &= ~(1 << UInt64(ordinal % 64)) }
     }
 
+    @inline(__always)
     mutating func insert(_ ordinal: Int) {
         if ordinal < 64 {
             low |= 1 << UInt64(ordinal)

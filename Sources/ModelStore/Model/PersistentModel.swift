@@ -100,15 +100,31 @@ extension PersistentModel {
         return true
     }
 
-    /// Called by a generated `_modify` accessor before an in-place mutation.
-    public func _$willModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
+    /// Called by a generated `_modify` accessor before an in-place mutation:
+    /// reports the read to Observation, records the change and tells
+    /// observers. Returns whether the registrar is to be told when the
+    /// mutation ends; pass it to `_$didModify`.
+    ///
+    /// An in-place mutation reads the property first (`rank += 1`), and the
+    /// read makes the object's registrar if it has none. A registrar made by
+    /// this read has no observers yet: they are installed when a tracking
+    /// closure ends, after the reads that registered them, and nothing can
+    /// start observing this property during the mutation without reading it,
+    /// which the mutation's exclusive access forbids. So telling it of the
+    /// mutation would only cost time (a lock and a lookup at each end).
+    public func _$willModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) -> Bool {
+        let state = _$modelState
+        let observed = state.hasRegistrar
+        state.access(self, keyPath: keyPath)
         _$recordChange(ordinal, from: current)
-        _$modelState.willSet(self, keyPath: keyPath)
+        state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+        return observed
     }
 
-    /// Called by a generated `_modify` accessor after an in-place mutation.
-    public func _$didModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
-        _$modelState.didSet(self, keyPath: keyPath)
+    /// Called by a generated `_modify` accessor after an in-place mutation,
+    /// with what `_$willModify` returned.
+    public func _$didModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value, observed: Bool) {
+        _$modelState.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
     }
 
     /// Called by a generated accessor when attribute `ordinal` is a fault (a

@@ -41,19 +41,29 @@ extension PersistentModel {
 
     /// Before an in-place mutation of a relationship (`trip.stops.append(stop)`):
     /// remembers the objects it held, so that the inverse can be updated after.
-    public func _$willModify<Value: RelationshipValue>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
+    /// Returns whether the registrar is to be told when the mutation ends,
+    /// as the attributes' `_$willModify` does.
+    public func _$willModify<Value: RelationshipValue>(
+        _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value
+    ) -> Bool {
+        let state = _$modelState
+        let observed = state.hasRegistrar
+        state.access(self, keyPath: keyPath)
         _$recordChange(ordinal, from: current)
-        _$modelState.modifyingModels[ordinal] = current._relatedModels
-        _$modelState.willSet(self, keyPath: keyPath)
+        state.modifyingModels[ordinal] = current._relatedModels
+        state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+        return observed
     }
 
     /// After an in-place mutation of a relationship: mirrors it in the inverse.
-    public func _$didModify<Value: RelationshipValue>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) {
+    public func _$didModify<Value: RelationshipValue>(
+        _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value, observed: Bool
+    ) {
         let state = _$modelState
         let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
         RelationshipMaintenance.relationshipWillChange(
             self, ordinal: ordinal, from: old, to: current._relatedModels, mirror: !state.isApplyingStoredValues)
-        state.didSet(self, keyPath: keyPath)
+        state.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
     }
 }
 

@@ -3,10 +3,12 @@
 ///
 /// Entries do not keep their objects alive. They hold them `unowned`, and the
 /// context removes an object's entry when the object's `ModelState` is freed
-/// (`ModelStateOwner.modelStateWillDeinit`), so an entry never outlives its
-/// object. Not `weak`: a weak reference gives every registered object a side
-/// table, an allocation per fetched object that also moves every later retain
-/// and release of it off the fast path.
+/// (`ModelStateOwner.modelStateWillDeinit`). Not `weak`: a weak reference
+/// gives every registered object a side table, an allocation per fetched
+/// object that also moves every later retain and release of it off the fast
+/// path. Reads go through `loadUnlessFreed` (UnownedReference.swift), so an
+/// object whose deinit has begun reads as absent, as through a weak reference,
+/// until its entry is removed.
 ///
 /// An open-addressing table with linear probing and a multiplicative hash:
 /// row keys are integers chosen by SQLite, not by an attacker, so the seeded
@@ -15,10 +17,20 @@
 /// so that probing copies no references.
 final class RowRegistry {
     private struct Entry {
-        unowned let model: any PersistentModel
+        private unowned let object: any PersistentModel
+        private let address: UnsafeMutableRawPointer
         /// The state whose freeing removes the entry; compared by identity,
         /// so that a newer object registered for the row stays.
         let state: ObjectIdentifier
+
+        init(model: any PersistentModel, state: ObjectIdentifier) {
+            object = model
+            address = unownedAddress(of: model)
+            self.state = state
+        }
+
+        /// The object; nil once its deinit has begun.
+        var model: (any PersistentModel)? { loadUnlessFreed(address) { object } }
     }
 
     // Confined to the context's isolation domain and never accessed
@@ -69,7 +81,7 @@ final class RowRegistry {
     /// The object registered for `rowID`, if any.
     subscript(rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        return found ? entries[index]?.model : nil
+        return found ? entries[index]?.model ?? nil : nil
     }
 
     /// Registers `model` as the object of `rowID`, replacing any other.
@@ -82,6 +94,27 @@ final class RowRegistry {
         count += 1
         // At most three quarters full, so that probes stay short.
         if count * 4 > rowIDs.count * 3 { grow() }
+    }
+
+    /// Registers `model` for `rowID` unless another live object already
+    /// stands for the row; then returns that one and changes nothing. One
+    /// probe does both (a save registers every object it inserts).
+    func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
+        let (index, found) = slot(for: rowID)
+        if found, let existing = entries[index]?.model ?? nil, existing !== model { return existing }
+        entries[index] = Entry(model: model, state: ObjectIdentifier(model._$modelState))
+        guard !found else { return nil }
+        rowIDs[index] = rowID
+        used[index] = true
+        count += 1
+        if count * 4 > rowIDs.count * 3 { grow() }
+        return nil
+    }
+
+    /// Makes room for `capacity` objects at once, so that a save or fetch
+    /// of a known number of objects does not grow the table step by step.
+    func reserveCapacity(_ capacity: Int) {
+        while capacity * 4 > rowIDs.count * 3 { grow() }
     }
 
     /// Removes the entry of `rowID`.
@@ -102,7 +135,9 @@ final class RowRegistry {
     var models: [any PersistentModel] {
         var models: [any PersistentModel] = []
         models.reserveCapacity(count)
-        for case let entry? in entries { models.append(entry.model) }
+        for case let entry? in entries {
+            if let model = entry.model { models.append(model) }
+        }
         return models
     }
 

@@ -98,14 +98,22 @@ public final class Statement {
         isRunning = false
     }
 
+    /// Makes the statement ready to run again, keeping its bindings: for
+    /// callers that bind every parameter before each run, to whom clearing
+    /// them is only cost (a quarter of a one-row statement's own work).
+    func rewind() {
+        sqlite3_reset(handle)
+        isRunning = false
+    }
+
     // MARK: Binding (1-based indexes)
 
     func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_int64(handle, index, value), connection.handle, sql: sql)
+        try checkBinding(sqlite3_bind_int64(handle, index, value))
     }
 
     func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_double(handle, index, value), connection.handle, sql: sql)
+        try checkBinding(sqlite3_bind_double(handle, index, value))
     }
 
     func bind(_ value: String, at index: Int32) throws(SQLiteError) {
@@ -118,7 +126,7 @@ public final class Statement {
             }
             return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
         }
-        try check(code, connection.handle, sql: sql)
+        try checkBinding(code)
     }
 
     func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
@@ -129,11 +137,20 @@ public final class Statement {
             }
             return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), transientDestructor)
         }
-        try check(code, connection.handle, sql: sql)
+        try checkBinding(code)
     }
 
     func bindNull(at index: Int32) throws(SQLiteError) {
-        try check(sqlite3_bind_null(handle, index), connection.handle, sql: sql)
+        try checkBinding(sqlite3_bind_null(handle, index))
+    }
+
+    /// `check` for a bind's result. The connection (an unowned reference,
+    /// which costs a retain and a release to read) and the SQL are only read
+    /// when the bind failed, not for each of the values a save binds.
+    @inline(__always)
+    private func checkBinding(_ code: Int32) throws(SQLiteError) {
+        guard code != SQLITE_OK else { return }
+        throw makeError(code, connection.handle, sql: sql, path: nil)
     }
 
     /// Binds a dynamically typed value; used by code that handles values

@@ -14,6 +14,10 @@ final class EntityTable: Sendable {
     let relationships: ModelRelationships?
     /// Those of them declared with `forwardsChanges: true`.
     let forwardingRelationships: [RuntimeRelationship]
+    /// The to-many ones, whose links a save writes apart from the row.
+    let toManyRelationships: [RuntimeRelationship]
+    /// The to-many ones with a minimum or maximum count, which a save checks.
+    let countLimitedRelationships: [RuntimeRelationship]
     /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE): column N + 1 is the
     /// property with ordinal N, NULL for a relationship without a column here.
     let selectSQL: String
@@ -30,7 +34,9 @@ final class EntityTable: Sendable {
     let countSQL: String
 
     var name: String { entity.name }
-    var hasRelationships: Bool { !entity.relationships.isEmpty }
+    /// Stored, not derived from `entity`: the save asks once per object and
+    /// per bound column.
+    let hasRelationships: Bool
 
     init(entity: Schema.Entity, storeIdentifier: String) {
         self.entity = entity
@@ -42,6 +48,12 @@ final class EntityTable: Sendable {
         let relationships = entity.persistentModelType.map(ModelRelationships.of)
         self.relationships = relationships
         forwardingRelationships = relationships?.all.filter(\.schema.forwardsChanges) ?? []
+        let toMany = relationships?.all.filter(\.schema.isToMany) ?? []
+        toManyRelationships = toMany
+        countLimitedRelationships = toMany.filter {
+            $0.schema.countLimits.minimum != nil || $0.schema.countLimits.maximum != nil
+        }
+        hasRelationships = !entity.relationships.isEmpty
         let table = quoteIdentifier(entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
         selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil)) FROM \(table)"

@@ -1,0 +1,14 @@
+// An entry point of the Swift runtime (libswiftCore, which every Swift program
+// links) that the standard library does not expose, declared with its C
+// signature from the runtime's HeapObject.h. Swift code may not name it
+// with @_silgen_name: the runtime reserves its symbol names.
+#ifndef MODELSTORE_CSWIFTRUNTIME_H
+#define MODELSTORE_CSWIFTRUNTIME_H
+
+/// Retains a native Swift object unless its deinit has begun: what loading a
+/// weak reference does, for an object held by an unowned reference (which
+/// keeps its memory valid to ask). Returns the object when it retained it,
+/// NULL when the object is being freed.
+extern void *_Nullable swift_tryRetain(void *_Nonnull object);
+
+#endif
