@@ -55,6 +55,14 @@ struct DeletePlan {
         keys[ObjectIdentifier(table)]?.contains(key) ?? false
     }
 
+    /// False when `model` is being deleted by this plan: a save writes the
+    /// pending objects this is true for. Without deletes (most saves) it is
+    /// one test.
+    @inline(__always)
+    func writes(_ model: any PersistentModel) -> Bool {
+        isEmpty || !contains(model)
+    }
+
     /// True when `model` is being deleted by this plan.
     func contains(_ model: any PersistentModel) -> Bool {
         let state = model._$modelState

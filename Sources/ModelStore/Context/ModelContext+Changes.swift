@@ -53,6 +53,7 @@ extension ModelContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        pendingWork = PendingSaveWork()
     }
 
     private func restoreCommittedValues(of model: any PersistentModel) {

@@ -26,31 +26,20 @@ extension ModelContext {
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
         let plan = try planDeletes(deleted.models)
-        // One pass over each list picks the objects to write and notes what
-        // else the save has to do for them, so that a save of objects
-        // without to-many relationships walks them no more than it writes.
-        var needs = SaveNeeds()
-        var batches = RegistryBatches()
-        let insertedModels = inserted.models(where: { model in
-            // Without deletes nothing needs filtering; most saves delete nothing.
-            guard plan.isEmpty || !plan.contains(model) else { return false }
-            let table = model._$modelState.table
-            needs.note(table)
-            batches.count(table)
-            return true
-        })
-        let changedModels = changed.models(where: { model in
-            let state = model._$modelState
-            guard state.lifecycle == .persisted, plan.isEmpty || !plan.contains(model) else { return false }
-            needs.note(state.table)
-            return true
-        })
-        if needs.countChecks {
-            try checkRelationshipCounts(insertedModels, plan: plan)
-            try checkRelationshipCounts(changedModels, plan: plan)
+        // The pending lists are walked in place: copying them into arrays
+        // first was one more pass over every object (a retain, and a release
+        // at the end), which for large saves also meant cache misses.
+        let work = pendingWork
+        if work.needs.countChecks {
+            try checkRelationshipCounts(insertedToWrite(plan), plan: plan)
+            try checkRelationshipCounts(changedToWrite(plan), plan: plan)
         }
 
         var fixups: [ForeignKeyFixup] = []
+        // The states of the changed objects written, to mark clean after the
+        // commit without walking the objects again.
+        var updated: [ModelState] = []
+        updated.reserveCapacity(changed.count)
         // Deletes and updates run before inserts, because they may free a
         // unique value that an insert takes: delete "Lisbon" and insert a new
         // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
@@ -59,22 +48,29 @@ extension ModelContext {
         do {
             try connection.transaction {
                 try plan.write(on: connection)
-                for model in changedModels {
-                    try writeUpdate(model, plan: plan, fixups: &fixups, connection: connection)
+                try changed.forEach { model in
+                    let state = model._$modelState
+                    guard state.lifecycle == .persisted, plan.writes(model) else { return }
+                    updated.append(state)
+                    try writeUpdate(model, state: state, plan: plan, fixups: &fixups, connection: connection)
                 }
-                for model in insertedModels {
+                try inserted.forEach { model in
+                    guard plan.writes(model) else { return }
+                    let state = model._$modelState
                     // Known at once, so that later rows and links can refer to it.
-                    model._$modelState.rowID = try writeInsert(model, plan: plan, fixups: &fixups, connection: connection)
+                    state.rowID = try writeInsert(model, state: state, plan: plan, fixups: &fixups, connection: connection)
                 }
                 try writeForeignKeyFixups(fixups, connection: connection)
-                if needs.toManyLinks {
-                    try writeToManyLinks(of: insertedModels, plan: plan, connection: connection)
-                    try writeToManyLinks(of: changedModels, plan: plan, connection: connection)
+                if work.needs.toManyLinks {
+                    try writeToManyLinks(of: insertedToWrite(plan), plan: plan, connection: connection)
+                    try writeToManyLinks(of: changedToWrite(plan), plan: plan, connection: connection)
                 }
             }
         } catch {
             // The store is as it was; so are the new objects: still unsaved.
-            for model in insertedModels { model._$modelState.rowID = nil }
+            inserted.forEach { model in
+                if plan.writes(model) { model._$modelState.rowID = nil }
+            }
             // Foreign keys are checked at commit, for the whole save.
             if let error = error as? SQLiteError, error.extendedCode == SQLiteError.foreignKeyConstraint {
                 throw ModelStoreError.danglingReference(path: store.path)
@@ -83,14 +79,26 @@ extension ModelContext {
         }
 
         // The transaction committed: only now does the in-memory state move on.
-        didInsert(insertedModels, batches: batches)
-        for model in changedModels {
-            model._$modelState.markClean()
+        didInsert(plan: plan, batches: work.batches)
+        for state in updated {
+            state.markClean()
         }
         applyInMemory(plan)
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        pendingWork = PendingSaveWork()
+    }
+
+    /// The inserted objects a save writes, for the passes that need a list.
+    private func insertedToWrite(_ plan: DeletePlan) -> [any PersistentModel] {
+        inserted.models(where: { plan.writes($0) })
+    }
+
+    /// The changed objects a save writes: saved ones (a deleted object's
+    /// changes are not written), for the passes that need a list.
+    private func changedToWrite(_ plan: DeletePlan) -> [any PersistentModel] {
+        changed.models(where: { $0._$modelState.lifecycle == .persisted && plan.writes($0) })
     }
 
     private func table(of model: any PersistentModel, state: ModelState) throws -> EntityTable {
@@ -101,9 +109,10 @@ extension ModelContext {
     }
 
     private func writeInsert(
-        _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
+        _ model: any PersistentModel, state: ModelState, plan: DeletePlan, fixups: inout [ForeignKeyFixup],
+        connection: Connection
     ) throws -> Int64 {
-        let table = try table(of: model, state: model._$modelState)
+        let table = try table(of: model, state: state)
         let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
         // Every parameter is bound again for the next object, so clearing
         // the bindings would only cost time.
@@ -131,9 +140,9 @@ extension ModelContext {
     }
 
     private func writeUpdate(
-        _ model: any PersistentModel, plan: DeletePlan, fixups: inout [ForeignKeyFixup], connection: Connection
+        _ model: any PersistentModel, state: ModelState, plan: DeletePlan, fixups: inout [ForeignKeyFixup],
+        connection: Connection
     ) throws {
-        let state = model._$modelState
         let table = try table(of: model, state: state)
         guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
         // A changed to-many has no column here; its links are written apart.
@@ -190,11 +199,14 @@ extension ModelContext {
     /// values, and the inserted one leaves the context: one row, one object.
     /// Only attributes are taken (as the upsert wrote only attributes): the
     /// existing object keeps its relationships.
-    private func didInsert(_ models: [any PersistentModel], batches: RegistryBatches) {
+    private func didInsert(plan: DeletePlan, batches: RegistryBatches) {
         var batches = batches
-        for model in models {
+        // Observers of an upserted object (below) may insert objects: they
+        // wait for the next save, as before.
+        inserted.forEach { model in
+            guard plan.writes(model) else { return }
             let state = model._$modelState
-            guard let table = state.table, let rowID = state.rowID else { continue }
+            guard let table = state.table, let rowID = state.rowID else { return }
             state.markClean()
             if let temporary = state.temporaryIdentifier {
                 // Only an identifier somebody asked for can be looked up later.
@@ -205,7 +217,7 @@ extension ModelContext {
             // another one already stands for it.
             if let existing = registry.registerUnlessTaken(model, rowID: rowID) {
                 takeUpsertedValues(of: model, into: existing, table: table)
-                continue
+                return
             }
             state.lifecycle = .persisted
         }
@@ -228,8 +240,26 @@ extension ModelContext {
     }
 }
 
-/// What a save has to do besides writing rows, noted per object's table.
-private struct SaveNeeds {
+/// What the next save has to do besides writing rows, noted as objects are
+/// inserted and changed (when they are in cache anyway), so that the save
+/// need not walk them once more to find out.
+struct PendingSaveWork {
+    var needs = SaveNeeds()
+    var batches = RegistryBatches()
+
+    mutating func noteInsert(into table: EntityTable?) {
+        needs.note(table)
+        batches.count(table)
+    }
+
+    mutating func noteChange(in table: EntityTable?) {
+        needs.note(table)
+    }
+}
+
+/// What a save has to do besides writing rows, noted per object's table. It
+/// may say more than needed (an inserted object deleted again), never less.
+struct SaveNeeds {
     /// Some object has a to-many relationship with a minimum or maximum count.
     var countChecks = false
     /// Some object has a to-many relationship, whose links may have changed.
@@ -245,8 +275,9 @@ private struct SaveNeeds {
 /// The registries that newly saved objects join, each looked up once per run
 /// of objects of its entity and grown once for all of them, instead of
 /// rehashing as it grows object by object.
-private struct RegistryBatches {
-    /// How many of the saved objects each table receives.
+struct RegistryBatches {
+    /// How many of the inserted objects each table receives (objects
+    /// inserted and deleted again still count: it only reserves room).
     private var counts: [(table: EntityTable, count: Int)] = []
     /// The table counted last and how many objects of it came in a row:
     /// saves mostly insert objects of one entity, or runs of them, so a run
@@ -254,7 +285,7 @@ private struct RegistryBatches {
     private var run: (table: EntityTable, count: Int)?
     private var current: (table: EntityTable, registry: RowRegistry)?
 
-    /// Counts one object that the save inserts.
+    /// Counts one inserted object.
     mutating func count(_ table: EntityTable?) {
         guard let table else { return }
         if run?.table === table {

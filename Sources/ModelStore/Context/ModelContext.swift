@@ -57,6 +57,8 @@ public final class ModelContext {
     @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
     @exclusivity(unchecked) var statements = StatementCache()
+    /// What the next save has to do besides writing rows.
+    @exclusivity(unchecked) var pendingWork = PendingSaveWork()
     /// The class inserted last and its table: a bulk insert inserts one
     /// class, and comparing it costs less than the store's lookup by type.
     @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, table: EntityTable?)?
@@ -149,6 +151,7 @@ public final class ModelContext {
         state.owner = self
         state.table = table(for: T.self)
         state.lifecycle = .inserted
+        pendingWork.noteInsert(into: state.table)
         // The temporary identifier is made when first asked for: a bulk insert
         // whose identifiers nobody reads before the save never pays for them.
         inserted.append(model)
@@ -305,8 +308,10 @@ extension ModelContext: ModelStateOwner {
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel) {
-        if model._$modelState.lifecycle == .persisted || model._$modelState.lifecycle == .deleted {
+        let state = model._$modelState
+        if state.lifecycle == .persisted || state.lifecycle == .deleted {
             changed.append(model)
+            pendingWork.noteChange(in: state.table)
         }
         scheduleAutosave()
     }
@@ -342,7 +347,7 @@ struct OrderedModels {
 
     private let list: List
     private var slots: [(any PersistentModel)?] = []
-    private var count = 0
+    private(set) var count = 0
 
     init(_ list: List) {
         self.list = list
@@ -353,6 +358,18 @@ struct OrderedModels {
     /// The objects in the order they were added.
     /// - Complexity: O(objects added since the last compaction).
     var models: [any PersistentModel] { slots.compactMap { $0 } }
+
+    /// Calls `body` with each object, in the order they were added. The list
+    /// as it was when the call began: objects that `body` adds or removes
+    /// do not change the walk.
+    func forEach(_ body: (any PersistentModel) throws -> Void) rethrows {
+        // An explicit copy (one retain of the buffer), so that a change to
+        // the list from `body` copies it instead of changing what is walked.
+        let snapshot = slots
+        for case let model? in snapshot {
+            try body(model)
+        }
+    }
 
     /// The objects that `isIncluded` accepts, in the order they were added.
     /// - Complexity: O(objects added since the last compaction).
