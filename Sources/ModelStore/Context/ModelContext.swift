@@ -426,15 +426,17 @@ struct OrderedModels {
     private func slot(of model: any PersistentModel, state: ModelState) -> Int? {
         let index =
             switch list {
-            case .inserted: state.pendingSlots.inserted
-            case .changed: state.pendingSlots.changed
-            case .deleted: state.pendingSlots.deleted
+            case .inserted: Int(state.pendingSlots.inserted)
+            case .changed: Int(state.pendingSlots.changed)
+            case .deleted: Int(state.pendingSlots.deleted)
             }
         guard index >= 0, index < slots.count, slots[index] === model else { return nil }
         return index
     }
 
-    private func setSlot(_ index: Int, of state: ModelState) {
+    private func setSlot(_ position: Int, of state: ModelState) {
+        // Two billion pending objects would not fit in memory first.
+        let index = Int32(position)
         switch list {
         case .inserted: state.pendingSlots.inserted = index
         case .changed: state.pendingSlots.changed = index
