@@ -116,7 +116,7 @@ public final class ModelState {
     // call, and the runtime's check cost more than the save's own work on
     // them (two calls into the runtime per access).
     /// The owning context, held without a weak reference (see
-    /// UnownedReference.swift): every object's weak reference to it gave the
+    /// UnownedReferences.swift): every object's weak reference to it gave the
     /// context a side table, and each of its retains and releases (one per
     /// change tracked) the slow path.
     @exclusivity(unchecked) private unowned var ownerObject: (any ModelStateOwner)?
