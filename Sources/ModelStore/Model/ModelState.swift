@@ -118,7 +118,7 @@ public final class ModelState {
     // call, and the runtime's check cost more than the save's own work on
     // them (two calls into the runtime per access).
     /// The owning context, held without a weak reference (see
-    /// UnownedReference.swift): every object's weak reference to it gave the
+    /// UnownedReferences.swift): every object's weak reference to it gave the
     /// context a side table, and each of its retains and releases (one per
     /// change tracked) the slow path.
     @exclusivity(unchecked) private unowned var ownerObject: (any ModelStateOwner)?
@@ -138,11 +138,16 @@ public final class ModelState {
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
     @exclusivity(unchecked) var table: EntityTable?
-    @exclusivity(unchecked) var lifecycle: ModelLifecycle = .detached
     /// The row's key once the object is saved.
     @exclusivity(unchecked) var rowID: Int64?
-    /// The identifier before the object is saved; made on first request.
-    @exclusivity(unchecked) var temporaryIdentifier: PersistentIdentifier?
+    // The small fields side by side, so that they share one word.
+    @exclusivity(unchecked) var lifecycle: ModelLifecycle = .detached
+    /// Set while the context writes values back (rollback, merge), so that the
+    /// writes do not count as changes.
+    @exclusivity(unchecked) var isApplyingStoredValues = false
+    /// Where the object is in its context's lists of pending changes; see
+    /// `OrderedModels`.
+    @exclusivity(unchecked) var pendingSlots = PendingSlots()
     // Read on every tracked write; unchecked exclusivity because the state is
     // confined to its context's isolation domain and the bit set is never
     // accessed re-entrantly.
@@ -152,14 +157,6 @@ public final class ModelState {
     /// per object, and then no dictionary is allocated. -1 when none.
     @exclusivity(unchecked) private var firstCommittedOrdinal = -1
     @exclusivity(unchecked) private var firstCommittedValue: Any = ()
-    /// The last saved values of the other changed properties.
-    @exclusivity(unchecked) private var moreCommitted: [Int: Any] = [:]
-    /// Set while the context writes values back (rollback, merge), so that the
-    /// writes do not count as changes.
-    @exclusivity(unchecked) var isApplyingStoredValues = false
-    /// Where the object is in its context's lists of pending changes; see
-    /// `OrderedModels`.
-    @exclusivity(unchecked) var pendingSlots = PendingSlots()
 
     /// The relationships not loaded yet (faults), by ordinal. Read by every
     /// generated getter, hence inline and unchecked like `dirty`.
@@ -169,12 +166,9 @@ public final class ModelState {
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
     var prefetched: [Int: [any PersistentModel]] = [:]
-    /// The object whose relationship change is being mirrored into this one,
-    /// so that mirroring does not bounce back to it.
-    var inverseInitiator: AnyObject?
-    /// The related objects before an in-place mutation (`trip.stops.append`),
-    /// by ordinal, until the mutation ends.
-    var modifyingModels: [Int: [any PersistentModel]] = [:]
+    /// The fields few objects ever use (see ModelStateExtras.swift); nil
+    /// until one of them is set.
+    @exclusivity(unchecked) var extras: ModelStateExtras?
 
     /// True when relationship `ordinal` is not loaded yet; called by generated accessors.
     @inlinable
@@ -203,20 +197,20 @@ public final class ModelState {
             firstCommittedOrdinal = ordinal
             firstCommittedValue = value
         } else {
-            moreCommitted[ordinal] = value
+            makeExtras().moreCommitted[ordinal] = value
         }
     }
 
     /// The last saved value of changed property `ordinal`, if it changed.
     func committedValue(for ordinal: Int) -> Any? {
         if firstCommittedOrdinal >= 0 && firstCommittedOrdinal == ordinal { return firstCommittedValue }
-        return moreCommitted[ordinal]
+        return extras?.moreCommitted[ordinal]
     }
 
     /// Every changed property's last saved value.
     var committedValues: [(ordinal: Int, value: Any)] {
         (firstCommittedOrdinal >= 0 ? [(firstCommittedOrdinal, firstCommittedValue)] : [])
-            + moreCommitted.map { (ordinal: $0.key, value: $0.value) }
+            + (extras?.moreCommitted ?? [:]).map { (ordinal: $0.key, value: $0.value) }
     }
 
     /// Forgets all changes: the object's values are now the saved ones.
@@ -228,7 +222,7 @@ public final class ModelState {
             firstCommittedOrdinal = -1
             firstCommittedValue = ()
         }
-        if !moreCommitted.isEmpty { moreCommitted = [:] }
+        if let extras, !extras.moreCommitted.isEmpty { extras.moreCommitted = [:] }
     }
 }
 
@@ -245,10 +239,12 @@ final class RegistrarBox {
 /// deleted objects, so that those lists need no dictionary to find it. A
 /// position is only a hint, checked against the list: a list that was
 /// emptied leaves stale ones behind.
+///
+/// 32-bit, so that the three fit beside the state's other small fields.
 struct PendingSlots {
-    var inserted = -1
-    var changed = -1
-    var deleted = -1
+    var inserted: Int32 = -1
+    var changed: Int32 = -1
+    var deleted: Int32 = -1
 }
 
 /// A set of property ordinals. Models rarely have more than 64 stored
