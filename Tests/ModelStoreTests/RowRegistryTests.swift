@@ -7,7 +7,8 @@ struct RowRegistryTests {
     /// Keys that collide in a small table (multiples of a power of two share
     /// their low bits; the multiplicative hash keeps the high ones) mixed
     /// with dense and negative keys, so that probe runs wrap and cross.
-    private static let keys: [Int64] = Array(1...300) + (1...200).map { Int64($0) << 20 } + [-1, -5, .min, .max]
+    private static let keys: [Int64] =
+        Array(1...300) + (1...200).map { Int64($0) << 20 } + (1...100).map { 4096 + Int64($0) * 8 } + [-1, -5, .min, .max]
 
     @Test func findsEveryRegisteredObjectAfterGrowing() {
         let registry = RowRegistry()

@@ -204,11 +204,12 @@ extension ModelContext {
         if let existing = registry[rowID] { return existing as? T }
         let model: T
         if let reader {
-            model = try T(_$row: PersistentRow(statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched))
+            model = try PersistentRow.withRow(
+                statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched, T.init(_$row:))
             reader.moveFaults(to: model._$modelState)
             if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         } else {
-            model = try T(_$row: PersistentRow(statement: statement, rowID: rowID, table: table, unfetched: unfetched))
+            model = try PersistentRow.withRow(statement: statement, rowID: rowID, table: table, unfetched: unfetched, T.init(_$row:))
         }
         let state = model._$modelState
         if !unfetched.isEmpty {
@@ -218,7 +219,7 @@ extension ModelContext {
         state.table = table
         state.lifecycle = .persisted
         state.rowID = rowID
-        registry.register(model, rowID: rowID)
+        registry.register(model, state: state, rowID: rowID)
         return model
     }
 

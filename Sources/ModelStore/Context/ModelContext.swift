@@ -304,7 +304,7 @@ extension ModelContext: ModelStateOwner {
     }
 
     func modelStateWillDeinit(_ state: ModelState, table: EntityTable, rowID: Int64) {
-        identityMap[ObjectIdentifier(table)]?.remove(rowID, ifBelongingTo: state)
+        existingRegistry(for: table)?.remove(rowID, ifBelongingTo: state)
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel) {

@@ -6,31 +6,55 @@
 /// optional, a text in an integer column, an unknown enum case) throws an error
 /// naming the entity, property, row and file.
 public struct PersistentRow {
-    @usableFromInline let statement: Statement
-    let table: EntityTable
+    // Every field is a plain pointer or integer, so that making a row, passing
+    // it to the initializer and dropping it costs no retain or release: a
+    // row's statement, table, reader and bit set are kept alive by the fetch
+    // that reads it (`withRow`), and a row is valid only during the
+    // `init(_$row:)` call that receives it. The statement, read for every
+    // column, is unmanaged: used through `_withUnsafeGuaranteedRef`, it is
+    // not retained either (an `unowned(unsafe)` field would be, per read).
+    @usableFromInline let unmanagedStatement: Unmanaged<Statement>
+    unowned(unsafe) let table: EntityTable
     /// The row's primary key.
     public let rowID: Int64
     /// Where relationship columns are resolved and faults noted; nil for an
     /// entity without relationships.
-    let relationships: RowRelationshipReader?
+    unowned(unsafe) let relationships: RowRelationshipReader?
     /// The attributes a partial fetch did not select: they get a placeholder
-    /// and become faults.
-    let unfetched: PropertyBitSet
-    /// Whether `unfetched` has any: read once per column, so kept as a Bool.
+    /// and become faults. Nil when the fetch selected them all.
+    private let unfetchedProperties: UnsafePointer<PropertyBitSet>?
+    /// Whether there are unfetched attributes: read once per column.
     @usableFromInline let hasUnfetched: Bool
 
-    /// `rowID` is column 0 of the statement's current row, which the caller
-    /// has already read to look the row up in the identity map.
-    init(
-        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader? = nil,
-        unfetched: PropertyBitSet = PropertyBitSet()
+    private init(
+        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader?,
+        unfetched: UnsafePointer<PropertyBitSet>?
     ) {
-        self.statement = statement
+        self.unmanagedStatement = Unmanaged.passUnretained(statement)
         self.table = table
         self.rowID = rowID
         self.relationships = relationships
-        self.unfetched = unfetched
-        self.hasUnfetched = !unfetched.isEmpty
+        self.unfetchedProperties = unfetched
+        self.hasUnfetched = unfetched != nil
+    }
+
+    /// Calls `body` with the row of `rowID`, the statement's current row
+    /// (column 0, which the caller has already read to look the row up in
+    /// the identity map). The arguments stay alive until `body` returns,
+    /// which is as long as the row may be used.
+    static func withRow<Result>(
+        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader? = nil,
+        unfetched: PropertyBitSet = PropertyBitSet(), _ body: (PersistentRow) throws -> Result
+    ) rethrows -> Result {
+        // The arguments are borrowed for the whole call, so they outlive `body`.
+        if unfetched.isEmpty {
+            return try body(
+                PersistentRow(statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: nil))
+        }
+        return try withUnsafePointer(to: unfetched) { unfetched in
+            try body(
+                PersistentRow(statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: unfetched))
+        }
     }
 
     @usableFromInline
@@ -38,6 +62,10 @@ public struct PersistentRow {
         let slots = table.slots
         let property = ordinal < slots.count ? slots[ordinal].name : "#\(ordinal)"
         return .invalidValue(entity: table.name, property: property, row: rowID, reason: reason, path: statement.connection.path)
+    }
+
+    /// The statement whose current row this is.
+    var statement: Statement { unmanagedStatement.takeUnretainedValue()
     }
 
     // The reading functions are inlinable, so that the initializer `@Model`
@@ -51,10 +79,12 @@ public struct PersistentRow {
     func decode<Value>(
         _ ordinal: Int, _ body: (Statement, Int32) throws(ValueCodingFailure) -> Value
     ) throws(ModelStoreError) -> Value {
-        do {
-            return try body(statement, Int32(ordinal + 1))
-        } catch {
-            throw invalidValue(ordinal, error.reason)
+        let decoded = unmanagedStatement._withUnsafeGuaranteedRef { statement in
+            Result { () throws(ValueCodingFailure) in try body(statement, Int32(ordinal + 1)) }
+        }
+        switch decoded {
+        case .success(let value): return value
+        case .failure(let failure): throw invalidValue(ordinal, failure.reason)
         }
     }
 
@@ -64,7 +94,7 @@ public struct PersistentRow {
     }
 
     @usableFromInline
-    func unfetchedContains(_ ordinal: Int) -> Bool { unfetched.contains(ordinal) }
+    func unfetchedContains(_ ordinal: Int) -> Bool { unfetchedProperties?.pointee.contains(ordinal) ?? false }
 
     /// The placeholder of a property a partial fetch did not select, or the
     /// stored value when its type has no placeholder (the column was selected).

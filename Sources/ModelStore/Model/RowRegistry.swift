@@ -6,15 +6,21 @@
 /// (`ModelStateOwner.modelStateWillDeinit`). Not `weak`: a weak reference
 /// gives every registered object a side table, an allocation per fetched
 /// object that also moves every later retain and release of it off the fast
-/// path. Reads go through `loadUnlessFreed` (UnownedReference.swift), so an
+/// path. Reads go through `loadUnlessFreed` (UnownedReferences.swift), so an
 /// object whose deinit has begun reads as absent, as through a weak reference,
 /// until its entry is removed.
 ///
-/// An open-addressing table with linear probing and a multiplicative hash:
-/// row keys are integers chosen by SQLite, not by an attacker, so the seeded
-/// hashing of `Dictionary` (about half the cost of registering a fetched
-/// object) buys nothing here. Keys and occupancy live in arrays of their own,
-/// so that probing copies no references.
+/// An open-addressing table with linear probing, in one buffer of slots that
+/// this class allocates and frees itself: growing moves the entries bit for
+/// bit (no unowned count changes, no element-wise destruction of the old
+/// buffer), and no write checks an array's uniqueness.
+///
+/// Row keys are integers chosen by SQLite, mostly consecutive. The hash keeps
+/// runs of eight consecutive keys in eight consecutive slots and scatters the
+/// runs (Fibonacci hashing of `rowID >> 3`): registering a fetch's rows writes
+/// the table in short sequential bursts instead of one cache miss per row,
+/// and keys that share their low bits (multiples of a power of two) still
+/// spread over the table.
 final class RowRegistry {
     private struct Entry {
         private unowned let object: any PersistentModel
@@ -33,15 +39,22 @@ final class RowRegistry {
         var model: (any PersistentModel)? { loadUnlessFreed(address) { object } }
     }
 
+    private struct Slot {
+        var rowID: Int64
+        /// A flag of its own, so that probing tests a byte instead of
+        /// loading (and retaining) the optional entry.
+        var isUsed: Bool
+        var entry: Entry?
+    }
+
     // Confined to the context's isolation domain and never accessed
-    // re-entrantly (no callbacks run while a slot is written), so the
-    // dynamic exclusivity check on every probe would only cost.
-    @exclusivity(unchecked) private var rowIDs: [Int64]
-    @exclusivity(unchecked) private var used: [Bool]
-    @exclusivity(unchecked) private var entries: [Entry?]
-    /// `rowIDs.count - 1`; the count is a power of two.
+    // re-entrantly (no callbacks run while a slot is written).
+    private var slots: UnsafeMutablePointer<Slot>
+    private var capacity: Int
+    /// `capacity - 1`; the capacity is a power of two, at least 16.
     private var mask: Int
-    private var shift: UInt64
+    /// 64 minus log2 of the number of eight-slot groups.
+    private var groupShift: UInt64
     /// Registered objects.
     private(set) var count = 0
 
@@ -51,28 +64,38 @@ final class RowRegistry {
 
     init(hasRelationships: Bool = true) {
         self.hasRelationships = hasRelationships
-        (rowIDs, used, entries) = Self.emptySlots(16)
+        capacity = 16
         mask = 15
-        shift = 64 - 4
+        groupShift = 64 - 1
+        slots = Self.allocateSlots(16)
     }
 
-    private static func emptySlots(_ count: Int) -> ([Int64], [Bool], [Entry?]) {
-        (Array(repeating: 0, count: count), Array(repeating: false, count: count), Array(repeating: nil, count: count))
+    deinit {
+        slots.deinitialize(count: capacity)
+        slots.deallocate()
+    }
+
+    private static func allocateSlots(_ count: Int) -> UnsafeMutablePointer<Slot> {
+        let slots = UnsafeMutablePointer<Slot>.allocate(capacity: count)
+        slots.initialize(repeating: Slot(rowID: 0, isUsed: false, entry: nil), count: count)
+        return slots
     }
 
     @inline(__always)
     private func home(of rowID: Int64) -> Int {
-        // Fibonacci hashing: the high bits of the product spread consecutive
-        // keys across the table.
-        Int(truncatingIfNeeded: (UInt64(bitPattern: rowID) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        let group = Int(truncatingIfNeeded: (UInt64(bitPattern: rowID >> 3) &* 0x9E37_79B9_7F4A_7C15) >> groupShift)
+        return group << 3 | Int(truncatingIfNeeded: rowID & 7)
     }
+
+    @inline(__always)
+    private func isUsed(_ index: Int) -> Bool { slots[index].isUsed }
 
     /// The slot holding `rowID`, or the free slot where it would go.
     @inline(__always)
     private func slot(for rowID: Int64) -> (index: Int, found: Bool) {
         var index = home(of: rowID)
-        while used[index] {
-            if rowIDs[index] == rowID { return (index, true) }
+        while isUsed(index) {
+            if slots[index].rowID == rowID { return (index, true) }
             index = (index + 1) & mask
         }
         return (index, false)
@@ -81,19 +104,20 @@ final class RowRegistry {
     /// The object registered for `rowID`, if any.
     subscript(rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        return found ? entries[index]?.model ?? nil : nil
+        return found ? slots[index].entry?.model ?? nil : nil
     }
 
     /// Registers `model` as the object of `rowID`, replacing any other.
     func register(_ model: any PersistentModel, rowID: Int64) {
+        register(model, state: model._$modelState, rowID: rowID)
+    }
+
+    /// Registers `model`, whose state is `state`, as the object of `rowID`,
+    /// replacing any other.
+    func register(_ model: any PersistentModel, state: ModelState, rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        entries[index] = Entry(model: model, state: ObjectIdentifier(model._$modelState))
-        guard !found else { return }
-        rowIDs[index] = rowID
-        used[index] = true
-        count += 1
-        // At most three quarters full, so that probes stay short.
-        if count * 4 > rowIDs.count * 3 { grow() }
+        slots[index].entry = Entry(model: model, state: ObjectIdentifier(state))
+        if !found { occupy(index, rowID: rowID) }
     }
 
     /// Registers `model` for `rowID` unless another live object already
@@ -101,20 +125,28 @@ final class RowRegistry {
     /// probe does both (a save registers every object it inserts).
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        if found, let existing = entries[index]?.model ?? nil, existing !== model { return existing }
-        entries[index] = Entry(model: model, state: ObjectIdentifier(model._$modelState))
-        guard !found else { return nil }
-        rowIDs[index] = rowID
-        used[index] = true
-        count += 1
-        if count * 4 > rowIDs.count * 3 { grow() }
+        if found, let existing = slots[index].entry?.model ?? nil, existing !== model { return existing }
+        slots[index].entry = Entry(model: model, state: ObjectIdentifier(model._$modelState))
+        if !found { occupy(index, rowID: rowID) }
         return nil
+    }
+
+    /// Records the key of a slot that just got its first entry.
+    @inline(__always)
+    private func occupy(_ index: Int, rowID: Int64) {
+        slots[index].rowID = rowID
+        slots[index].isUsed = true
+        count += 1
+        // At most three quarters full, so that probes stay short.
+        if count * 4 > capacity * 3 { resize(to: capacity * 2) }
     }
 
     /// Makes room for `capacity` objects at once, so that a save or fetch
     /// of a known number of objects does not grow the table step by step.
     func reserveCapacity(_ capacity: Int) {
-        while capacity * 4 > rowIDs.count * 3 { grow() }
+        var size = self.capacity
+        while capacity * 4 > size * 3 { size *= 2 }
+        if size > self.capacity { resize(to: size) }
     }
 
     /// Removes the entry of `rowID`.
@@ -127,7 +159,7 @@ final class RowRegistry {
     /// the state is freed, after which the entry's object must not be read.
     func remove(_ rowID: Int64, ifBelongingTo state: ModelState) {
         let (index, found) = slot(for: rowID)
-        if found, entries[index]?.state == ObjectIdentifier(state) { removeEntry(at: index) }
+        if found, slots[index].entry?.state == ObjectIdentifier(state) { removeEntry(at: index) }
     }
 
     /// Every registered object, held strongly, so that the caller may change
@@ -135,8 +167,8 @@ final class RowRegistry {
     var models: [any PersistentModel] {
         var models: [any PersistentModel] = []
         models.reserveCapacity(count)
-        for case let entry? in entries {
-            if let model = entry.model { models.append(model) }
+        for index in 0..<capacity where isUsed(index) {
+            if let model = slots[index].entry?.model { models.append(model) }
         }
         return models
     }
@@ -147,51 +179,37 @@ final class RowRegistry {
         count -= 1
         var hole = index
         var next = (index + 1) & mask
-        while used[next] {
-            let home = home(of: rowIDs[next])
+        while isUsed(next) {
+            let home = home(of: slots[next].rowID)
             // The entry may fill the hole unless its home lies cyclically
             // in (hole, next].
             let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
             if !staysPut {
-                move(from: next, to: hole)
+                swap(&slots[hole], &slots[next])
                 hole = next
             }
             next = (next + 1) & mask
         }
-        used[hole] = false
-        entries[hole] = nil
+        slots[hole].isUsed = false
+        slots[hole].entry = nil
     }
 
-    private func move(from source: Int, to destination: Int) {
-        rowIDs[destination] = rowIDs[source]
-        used[destination] = true
-        entries[destination] = entries[source]
-    }
-
-    private func grow() {
-        let (oldRowIDs, oldUsed) = (rowIDs, used)
-        var oldEntries: [Entry?] = []
-        swap(&oldEntries, &entries)
-        (rowIDs, used, entries) = Self.emptySlots(oldRowIDs.count * 2)
-        mask = rowIDs.count - 1
-        shift -= 1
-        // Through buffers: entries are moved, not copied (a copy of an unowned
-        // reference is an atomic increment, and the old array's release
-        // another decrement), and no write checks the array's uniqueness.
-        oldEntries.withUnsafeMutableBufferPointer { old in
-            rowIDs.withUnsafeMutableBufferPointer { rowIDs in
-                used.withUnsafeMutableBufferPointer { used in
-                    entries.withUnsafeMutableBufferPointer { entries in
-                        for slot in oldRowIDs.indices where oldUsed[slot] {
-                            var index = home(of: oldRowIDs[slot])
-                            while used[index] { index = (index + 1) & mask }
-                            rowIDs[index] = oldRowIDs[slot]
-                            used[index] = true
-                            swap(&entries[index], &old[slot])
-                        }
-                    }
-                }
-            }
+    private func resize(to newCapacity: Int) {
+        let old = slots
+        let oldCapacity = capacity
+        slots = Self.allocateSlots(newCapacity)
+        capacity = newCapacity
+        mask = newCapacity - 1
+        groupShift = UInt64(64 - (newCapacity >> 3).trailingZeroBitCount)
+        for slot in 0..<oldCapacity where old[slot].isUsed {
+            var index = home(of: old[slot].rowID)
+            while isUsed(index) { index = (index + 1) & mask }
+            // A move: the old slot is left uninitialized and freed below
+            // without destroying its entry, which now lives here.
+            (slots + index).deinitialize(count: 1)
+            (slots + index).moveInitialize(from: old + slot, count: 1)
         }
+        // The used slots were moved out; the free ones hold nothing to destroy.
+        old.deallocate()
     }
 }

@@ -8,6 +8,7 @@ var transientDestructor: sqlite3_destructor_type {
 }
 
 /// The storage class SQLite reports for one column of the current row.
+@usableFromInline
 enum ColumnStorage: Int32, Sendable {
     case integer = 1  // SQLITE_INTEGER
     case real = 2  // SQLITE_FLOAT
@@ -37,7 +38,7 @@ enum ColumnStorage: Int32, Sendable {
 /// The type is public only because `ColumnValue`'s requirements name it; all
 /// of its members are internal to ModelStore.
 public final class Statement {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     let sql: String
     unowned let connection: Connection
     /// True between the first `step()` and the next `reset()`; lets the
@@ -211,6 +212,7 @@ public final class Statement {
     /// class and then the value, so reading both from one cell halves that
     /// work. (SQLite calls such values unprotected: safe only while one thread
     /// uses the connection, which the connection's confinement guarantees.)
+    @inlinable
     func cell(at column: Int32) -> ColumnCell {
         ColumnCell(value: sqlite3_column_value(handle, column))
     }
@@ -229,18 +231,36 @@ public final class Statement {
 
 /// One column of a statement's current row; valid until the statement steps
 /// or resets. See `Statement.cell(at:)`.
+///
+/// Inlinable, as the common values' decoding is: the initializer `@Model`
+/// generates reads every column through it.
+@usableFromInline
 struct ColumnCell {
-    let value: OpaquePointer?
+    @usableFromInline let value: OpaquePointer?
 
-    var storage: ColumnStorage {
-        guard let value else { return .null }
-        return ColumnStorage(rawValue: sqlite3_value_type(value)) ?? .null
+    @inlinable
+    init(value: OpaquePointer?) {
+        self.value = value
     }
 
+    /// SQLite's code for the storage class (`SQLITE_INTEGER`...; NULL also
+    /// when there is no value).
+    @inlinable
+    var typeCode: Int32 {
+        guard let value else { return SQLITE_NULL }
+        return sqlite3_value_type(value)
+    }
+
+    @usableFromInline
+    var storage: ColumnStorage { ColumnStorage(rawValue: typeCode) ?? .null }
+
+    @inlinable
     var int64: Int64 { value.map(sqlite3_value_int64) ?? 0 }
 
+    @inlinable
     var double: Double { value.map(sqlite3_value_double) ?? 0 }
 
+    @inlinable
     var string: String {
         guard let value, let text = sqlite3_value_text(value) else { return "" }
         let count = Int(sqlite3_value_bytes(value))

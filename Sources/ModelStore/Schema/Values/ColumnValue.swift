@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// Why one stored value could not be turned into its Swift type, or one Swift
@@ -7,8 +8,10 @@ public struct ValueCodingFailure: Error, Sendable, Equatable, CustomStringConver
     /// A sentence that says what was wrong, without the value itself.
     public let reason: String
 
+    @usableFromInline
     init(_ reason: String) { self.reason = reason }
 
+    @usableFromInline
     static func mismatch(expected: String, found: ColumnStorage) -> ValueCodingFailure {
         found == .null
             ? ValueCodingFailure("the value is NULL but the property is not optional")
@@ -16,6 +19,11 @@ public struct ValueCodingFailure: Error, Sendable, Equatable, CustomStringConver
     }
 
     public var description: String { reason }
+
+    @usableFromInline
+    static func integerOutOfRange(_ type: Any.Type) -> ValueCodingFailure {
+        ValueCodingFailure("the stored integer does not fit in \(type)")
+    }
 }
 
 /// A Swift type that ModelStore stores in one column as itself, without JSON.
@@ -42,14 +50,21 @@ public protocol ColumnValue: Codable {
 /// a silent wrap.
 public protocol IntegerColumnValue: ColumnValue, FixedWidthInteger {}
 
+// The decoding of the common types is inlinable, down to the SQLite calls:
+// the initializer `@Model` generates then reads a column without a call into
+// this module, and only a value of the wrong kind (the rare case) reaches
+// the out-of-line functions that build the error.
+
 extension IntegerColumnValue {
-    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Self {
+    /// The decoding of every integer type. Each type's `_decode` calls it, so
+    /// that the conformance's witness is the type's own inlinable function:
+    /// a default implementation in this extension would be called through
+    /// the witness table from other modules.
+    @inlinable @inline(__always)
+    static func decodeInteger(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Self {
         let cell = statement.cell(at: column)
-        let storage = cell.storage
-        guard storage == .integer else { throw .mismatch(expected: "INTEGER", found: storage) }
-        guard let value = Self(exactly: cell.int64) else {
-            throw ValueCodingFailure("the stored integer does not fit in \(Self.self)")
-        }
+        guard cell.typeCode == SQLITE_INTEGER else { throw .mismatch(expected: "INTEGER", found: cell.storage) }
+        guard let value = Self(exactly: cell.int64) else { throw .integerOutOfRange(Self.self) }
         return value
     }
 
@@ -61,24 +76,84 @@ extension IntegerColumnValue {
     }
 }
 
-extension Int: IntegerColumnValue { public static var valueKind: ValueKind { .int } }
-extension Int8: IntegerColumnValue { public static var valueKind: ValueKind { .int8 } }
-extension Int16: IntegerColumnValue { public static var valueKind: ValueKind { .int16 } }
-extension Int32: IntegerColumnValue { public static var valueKind: ValueKind { .int32 } }
-extension Int64: IntegerColumnValue { public static var valueKind: ValueKind { .int64 } }
-extension UInt: IntegerColumnValue { public static var valueKind: ValueKind { .uint } }
-extension UInt8: IntegerColumnValue { public static var valueKind: ValueKind { .uint8 } }
-extension UInt16: IntegerColumnValue { public static var valueKind: ValueKind { .uint16 } }
-extension UInt32: IntegerColumnValue { public static var valueKind: ValueKind { .uint32 } }
-extension UInt64: IntegerColumnValue { public static var valueKind: ValueKind { .uint64 } }
+extension Int: IntegerColumnValue {
+    public static var valueKind: ValueKind { .int }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Int {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension Int8: IntegerColumnValue {
+    public static var valueKind: ValueKind { .int8 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Int8 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension Int16: IntegerColumnValue {
+    public static var valueKind: ValueKind { .int16 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Int16 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension Int32: IntegerColumnValue {
+    public static var valueKind: ValueKind { .int32 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Int32 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension Int64: IntegerColumnValue {
+    public static var valueKind: ValueKind { .int64 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Int64 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension UInt: IntegerColumnValue {
+    public static var valueKind: ValueKind { .uint }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> UInt {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension UInt8: IntegerColumnValue {
+    public static var valueKind: ValueKind { .uint8 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> UInt8 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension UInt16: IntegerColumnValue {
+    public static var valueKind: ValueKind { .uint16 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> UInt16 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension UInt32: IntegerColumnValue {
+    public static var valueKind: ValueKind { .uint32 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> UInt32 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
+extension UInt64: IntegerColumnValue {
+    public static var valueKind: ValueKind { .uint64 }
+    @inlinable
+    public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> UInt64 {
+        try decodeInteger(from: statement, column: column)
+    }
+}
 
 extension Bool: ColumnValue {
     public static var valueKind: ValueKind { .bool }
 
+    @inlinable
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Bool {
         let cell = statement.cell(at: column)
-        let storage = cell.storage
-        guard storage == .integer else { throw .mismatch(expected: "INTEGER 0 or 1", found: storage) }
+        guard cell.typeCode == SQLITE_INTEGER else { throw .mismatch(expected: "INTEGER 0 or 1", found: cell.storage) }
         switch cell.int64 {
         case 0: return false
         case 1: return true
@@ -97,8 +172,17 @@ extension Bool: ColumnValue {
 /// would turn it into NULL).
 let notANumberText = "NaN"
 
+@inlinable
 func decodeDouble(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Double {
     let cell = statement.cell(at: column)
+    if cell.typeCode == SQLITE_FLOAT { return cell.double }
+    return try decodeOtherDouble(cell)
+}
+
+/// A Double stored as something else than a REAL: an integer, NaN's text, or
+/// a value of the wrong kind.
+@usableFromInline
+func decodeOtherDouble(_ cell: ColumnCell) throws(ValueCodingFailure) -> Double {
     switch cell.storage {
     case .real: return cell.double
     case .integer: return Double(cell.int64)
@@ -118,6 +202,7 @@ func encodeDouble(_ value: Double, into statement: Statement, at index: Int32) t
 extension Double: ColumnValue {
     public static var valueKind: ValueKind { .double }
 
+    @inlinable
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Double {
         try decodeDouble(from: statement, column: column)
     }
@@ -144,10 +229,10 @@ extension Float: ColumnValue {
 extension String: ColumnValue {
     public static var valueKind: ValueKind { .string }
 
+    @inlinable
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> String {
         let cell = statement.cell(at: column)
-        let storage = cell.storage
-        guard storage == .text else { throw .mismatch(expected: "TEXT", found: storage) }
+        guard cell.typeCode == SQLITE_TEXT else { throw .mismatch(expected: "TEXT", found: cell.storage) }
         return cell.string
     }
 
@@ -219,13 +304,13 @@ extension Date: ColumnValue {
 
     /// Seconds since 1970 as a REAL: sorts and compares in SQL, and reads as a
     /// date in the sqlite3 shell with `datetime(x, 'unixepoch')`.
+    @inlinable
     public static func _decode(from statement: Statement, column: Int32) throws(ValueCodingFailure) -> Date {
         let cell = statement.cell(at: column)
-        let storage = cell.storage
-        switch storage {
-        case .real: return Date(timeIntervalSince1970: cell.double)
-        case .integer: return Date(timeIntervalSince1970: Double(cell.int64))
-        default: throw .mismatch(expected: "REAL (seconds since 1970)", found: storage)
+        switch cell.typeCode {
+        case SQLITE_FLOAT: return Date(timeIntervalSince1970: cell.double)
+        case SQLITE_INTEGER: return Date(timeIntervalSince1970: Double(cell.int64))
+        default: throw .mismatch(expected: "REAL (seconds since 1970)", found: cell.storage)
         }
     }
 
