@@ -39,6 +39,36 @@ struct RowRegistryTests {
         #expect(registry.count == Self.keys.count / 2)
     }
 
+    @Test func removedSlotsAreReusedAndTheTableStaysConsistentThroughChurn() {
+        let registry = RowRegistry()
+        var live: [Int64: Trip] = [:]
+        // Rounds of registering new keys and removing old ones leave
+        // tombstones across probe runs; each round checks every key.
+        var next: Int64 = 1
+        for round in 0..<6 {
+            for _ in 0..<400 {
+                let trip = makeTrip()
+                registry.register(trip, rowID: next)
+                live[next] = trip
+                next += round % 2 == 0 ? 1 : 8
+            }
+            for key in live.keys.sorted().enumerated().filter({ $0.offset % 3 != 0 }).map(\.element) {
+                registry.remove(key)
+                live[key] = nil
+            }
+            #expect(registry.count == live.count)
+            for key in 1..<next {
+                #expect(registry[key] === live[key], "round \(round), key \(key)")
+            }
+        }
+        for key in live.keys { registry.remove(key) }
+        #expect(registry.count == 0)
+        let trip = makeTrip()
+        registry.register(trip, rowID: 1)
+        #expect(registry[1] === trip)
+        #expect(registry.count == 1)
+    }
+
     @Test func aStateRemovesOnlyItsOwnEntry() {
         let registry = RowRegistry()
         let older = makeTrip("older")

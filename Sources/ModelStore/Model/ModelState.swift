@@ -161,11 +161,6 @@ public final class ModelState {
     /// The relationships not loaded yet (faults), by ordinal. Read by every
     /// generated getter, hence inline and unchecked like `dirty`.
     @usableFromInline @exclusivity(unchecked) var faults = PropertyBitSet()
-    /// The row keys of to-one faults: which object to load on first access.
-    var faultKeys: [Int: Int64] = [:]
-    /// Objects prefetched for relationship faults, by ordinal: the fault
-    /// resolves from them on first access instead of reading the store.
-    var prefetched: [Int: [any PersistentModel]] = [:]
     /// The fields few objects ever use (see ModelStateExtras.swift); nil
     /// until one of them is set.
     @exclusivity(unchecked) var extras: ModelStateExtras?

@@ -11,11 +11,14 @@
 /// until its entry is removed.
 ///
 /// An open-addressing table with linear probing, in buffers that this class
-/// allocates and frees itself: keys, occupancy, and entries side by side.
-/// Only keys and occupancy are initialized when the table is made (9 bytes a
+/// allocates and frees itself: keys, slot states, and entries side by side.
+/// Only keys and states are initialized when the table is made (9 bytes a
 /// slot, not the 48 of a slot with its entry: writing a fresh table was a
 /// third of the cache misses of registering a fetch); an entry exists only in
-/// a used slot. Growing moves the entries bit for bit (no unowned count
+/// a full slot. A removed entry leaves a tombstone, so that freeing objects
+/// costs O(1) each (shifting the rest of a probe run back cost a scan of the
+/// run per object); tombstones are reused by later entries, and dropped when
+/// the table empties or is rebuilt. Growing moves the entries bit for bit (no unowned count
 /// changes, no element-wise destruction of the old buffer), and no write
 /// checks an array's uniqueness.
 ///
@@ -26,6 +29,10 @@
 /// and keys that share their low bits (multiples of a power of two) still
 /// spread over the table.
 final class RowRegistry {
+    private enum SlotState: UInt8 {
+        case empty, full, deleted
+    }
+
     private struct Entry {
         private unowned let object: any PersistentModel
         private let address: UnsafeMutableRawPointer
@@ -46,8 +53,8 @@ final class RowRegistry {
     // Confined to the context's isolation domain and never accessed
     // re-entrantly (no callbacks run while a slot is written).
     private var rowIDs: UnsafeMutablePointer<Int64>
-    private var used: UnsafeMutablePointer<Bool>
-    /// Initialized exactly where `used` is true.
+    private var states: UnsafeMutablePointer<SlotState>
+    /// Initialized exactly where the state is `full`.
     private var entries: UnsafeMutablePointer<Entry>
     private var capacity: Int
     /// `capacity - 1`; the capacity is a power of two, at least 16.
@@ -56,6 +63,8 @@ final class RowRegistry {
     private var groupShift: UInt64
     /// Registered objects.
     private(set) var count = 0
+    /// Slots whose entry was removed (`deleted`).
+    private var tombstones = 0
 
     /// Whether the entity has relationships, whose objects a context must
     /// unlink when it goes (see `ModelContext.deinit`).
@@ -66,29 +75,29 @@ final class RowRegistry {
         capacity = 16
         mask = 15
         groupShift = 64 - 1
-        (rowIDs, used, entries) = Self.allocateSlots(16)
+        (rowIDs, states, entries) = Self.allocateSlots(16)
     }
 
     deinit {
-        for index in 0..<capacity where used[index] { (entries + index).deinitialize(count: 1) }
-        Self.deallocate(rowIDs, used, entries)
+        for index in 0..<capacity where states[index] == .full { (entries + index).deinitialize(count: 1) }
+        Self.deallocate(rowIDs, states, entries)
     }
 
     private static func allocateSlots(
         _ count: Int
-    ) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<Bool>, UnsafeMutablePointer<Entry>) {
+    ) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<SlotState>, UnsafeMutablePointer<Entry>) {
         let rowIDs = UnsafeMutablePointer<Int64>.allocate(capacity: count)
         rowIDs.initialize(repeating: 0, count: count)
-        let used = UnsafeMutablePointer<Bool>.allocate(capacity: count)
-        used.initialize(repeating: false, count: count)
-        return (rowIDs, used, UnsafeMutablePointer<Entry>.allocate(capacity: count))
+        let states = UnsafeMutablePointer<SlotState>.allocate(capacity: count)
+        states.initialize(repeating: .empty, count: count)
+        return (rowIDs, states, UnsafeMutablePointer<Entry>.allocate(capacity: count))
     }
 
     private static func deallocate(
-        _ rowIDs: UnsafeMutablePointer<Int64>, _ used: UnsafeMutablePointer<Bool>, _ entries: UnsafeMutablePointer<Entry>
+        _ rowIDs: UnsafeMutablePointer<Int64>, _ states: UnsafeMutablePointer<SlotState>, _ entries: UnsafeMutablePointer<Entry>
     ) {
         rowIDs.deallocate()
-        used.deallocate()
+        states.deallocate()
         entries.deallocate()
     }
 
@@ -98,15 +107,21 @@ final class RowRegistry {
         return group << 3 | Int(truncatingIfNeeded: rowID & 7)
     }
 
-    /// The slot holding `rowID`, or the free slot where it would go.
+    /// The slot holding `rowID`, or the slot where it would go: the first
+    /// tombstone of its probe run, else the empty slot that ends the run.
     @inline(__always)
     private func slot(for rowID: Int64) -> (index: Int, found: Bool) {
         var index = home(of: rowID)
-        while used[index] {
-            if rowIDs[index] == rowID { return (index, true) }
+        var firstTombstone: Int?
+        while true {
+            switch states[index] {
+            case .empty: return (firstTombstone ?? index, false)
+            case .full where rowIDs[index] == rowID: return (index, true)
+            case .full: break
+            case .deleted: if firstTombstone == nil { firstTombstone = index }
+            }
             index = (index + 1) & mask
         }
-        return (index, false)
     }
 
     /// The object registered for `rowID`, if any.
@@ -124,11 +139,17 @@ final class RowRegistry {
     /// replacing any other.
     func register(_ model: any PersistentModel, state: ModelState, rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        let entry = Entry(model: model, state: ObjectIdentifier(state))
+        register(model, state: state, at: index, found: found, rowID: rowID)
+    }
+
+    @inline(__always)
+    private func register(_ model: any PersistentModel, state: ModelState, at index: Int, found: Bool, rowID: Int64) {
+        // Each branch makes its entry in place: a shared local would be
+        // copied in (an unowned retain) and then destroyed.
         if found {
-            entries[index] = entry
+            entries[index] = Entry(model: model, state: ObjectIdentifier(state))
         } else {
-            (entries + index).initialize(to: entry)
+            (entries + index).initialize(to: Entry(model: model, state: ObjectIdentifier(state)))
             occupy(index, rowID: rowID)
         }
     }
@@ -139,24 +160,20 @@ final class RowRegistry {
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
         if found, let existing = entries[index].model, existing !== model { return existing }
-        let entry = Entry(model: model, state: ObjectIdentifier(model._$modelState))
-        if found {
-            entries[index] = entry
-        } else {
-            (entries + index).initialize(to: entry)
-            occupy(index, rowID: rowID)
-        }
+        register(model, state: model._$modelState, at: index, found: found, rowID: rowID)
         return nil
     }
 
     /// Records the key of a slot that just got its entry.
     @inline(__always)
     private func occupy(_ index: Int, rowID: Int64) {
+        if states[index] == .deleted { tombstones -= 1 }
         rowIDs[index] = rowID
-        used[index] = true
+        states[index] = .full
         count += 1
-        // At most three quarters full, so that probes stay short.
-        if count * 4 > capacity * 3 { resize(to: capacity * 2) }
+        // At most three quarters of the slots taken (tombstones too), so
+        // that probes stay short. Mostly tombstones: rebuild at the same size.
+        if (count + tombstones) * 4 > capacity * 3 { resize(to: count * 2 > capacity ? capacity * 2 : capacity) }
     }
 
     /// Makes room for `capacity` objects at once, so that a save or fetch
@@ -185,49 +202,45 @@ final class RowRegistry {
     var models: [any PersistentModel] {
         var models: [any PersistentModel] = []
         models.reserveCapacity(count)
-        for index in 0..<capacity where used[index] {
+        for index in 0..<capacity where states[index] == .full {
             if let model = entries[index].model { models.append(model) }
         }
         return models
     }
 
-    /// Removes the entry at `index` and moves later entries of its probe run
-    /// back, so that lookups need no tombstones (Knuth's algorithm R).
+    /// Removes the entry at `index`, leaving a tombstone unless no probe run
+    /// continues past the slot.
     private func removeEntry(at index: Int) {
         count -= 1
         (entries + index).deinitialize(count: 1)
-        var hole = index
-        var next = (index + 1) & mask
-        while used[next] {
-            let home = home(of: rowIDs[next])
-            // The entry may fill the hole unless its home lies cyclically
-            // in (hole, next].
-            let staysPut = hole <= next ? (hole < home && home <= next) : (hole < home || home <= next)
-            if !staysPut {
-                rowIDs[hole] = rowIDs[next]
-                (entries + hole).moveInitialize(from: entries + next, count: 1)
-                hole = next
-            }
-            next = (next + 1) & mask
+        if count == 0 {
+            // Empty: every slot can be empty again, without tombstones.
+            states.update(repeating: .empty, count: capacity)
+            tombstones = 0
+        } else if states[(index + 1) & mask] == .empty {
+            states[index] = .empty
+        } else {
+            states[index] = .deleted
+            tombstones += 1
         }
-        used[hole] = false
     }
 
     private func resize(to newCapacity: Int) {
-        let (oldRowIDs, oldUsed, oldEntries) = (rowIDs, used, entries)
+        let (oldRowIDs, oldStates, oldEntries) = (rowIDs, states, entries)
         let oldCapacity = capacity
-        (rowIDs, used, entries) = Self.allocateSlots(newCapacity)
+        (rowIDs, states, entries) = Self.allocateSlots(newCapacity)
         capacity = newCapacity
         mask = newCapacity - 1
         groupShift = UInt64(64 - (newCapacity >> 3).trailingZeroBitCount)
-        for slot in 0..<oldCapacity where oldUsed[slot] {
+        tombstones = 0
+        for slot in 0..<oldCapacity where oldStates[slot] == .full {
             var index = home(of: oldRowIDs[slot])
-            while used[index] { index = (index + 1) & mask }
+            while states[index] == .full { index = (index + 1) & mask }
             rowIDs[index] = oldRowIDs[slot]
-            used[index] = true
+            states[index] = .full
             (entries + index).moveInitialize(from: oldEntries + slot, count: 1)
         }
         // Every entry was moved out; nothing is left to destroy.
-        Self.deallocate(oldRowIDs, oldUsed, oldEntries)
+        Self.deallocate(oldRowIDs, oldStates, oldEntries)
     }
 }
