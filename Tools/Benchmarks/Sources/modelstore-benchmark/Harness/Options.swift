@@ -17,7 +17,7 @@ struct Options {
                          parents with it (N/10 at the default sizes), workloads 6 and 8 their rows (10 N)
           --workload W   run only workload W (repeatable; 6 and 8 have two variants each, both run)
           --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
-                         raw, grdb-statement, grdb-record, observable, plain
+                         raw, raw-state, grdb-statement, grdb-record, observable, plain
           --json PATH    where to write the results (default benchmark-results.json)
         Exits with status 1 when any contender's work was wrong.
         """
@@ -64,6 +64,7 @@ extension ContenderName {
     init?(option: String) {
         let names: [String: ContenderName] = [
             "modelstore": .modelStore, "modelstore-faulting": .modelStoreFaulting, "raw": .rawC,
+            "raw-state": .rawCWithState,
             "grdb-statement": .grdbStatement, "grdb-record": .grdbRecord, "observable": .observable, "plain": .plainClass,
         ]
         guard let contender = names[option.lowercased()] else { return nil }

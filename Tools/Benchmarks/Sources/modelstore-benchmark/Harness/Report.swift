@@ -37,7 +37,8 @@ enum Report {
     private static func shownContenders(_ workload: WorkloadResults) -> [ContenderName] {
         let present = Set(workload.contenders.map(\.contender))
         let modelStore: [ContenderName] = present.contains(.modelStoreFaulting) ? [.modelStore, .modelStoreFaulting] : [.modelStore]
-        let sqlite: [ContenderName] = [.rawC, .grdbStatement, .grdbRecord]
+        let raw: [ContenderName] = present.contains(.rawCWithState) ? [.rawC, .rawCWithState] : [.rawC]
+        let sqlite: [ContenderName] = raw + [.grdbStatement, .grdbRecord]
         let objects: [ContenderName] = [.observable, .plainClass]
         return present.isDisjoint(with: objects) ? modelStore + sqlite : modelStore + objects + sqlite
     }

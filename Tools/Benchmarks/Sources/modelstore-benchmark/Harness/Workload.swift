@@ -28,6 +28,9 @@ enum ContenderName: String, CaseIterable, Codable {
     /// prefetching them (workload 7; no target).
     case modelStoreFaulting = "ModelStore, faulting"
     case rawC = "raw SQLite C"
+    /// Raw C filling objects that each allocate a second, state-sized
+    /// object (workload 2; a diagnostic, no target).
+    case rawCWithState = "raw C + state object"
     case grdbStatement = "GRDB Statement"
     case grdbRecord = "GRDB Record"
     case observable = "@Observable class"

@@ -37,6 +37,16 @@ struct FetchWorkload: Workload {
                     try check(items.count, items.reduce(0) { $0 &+ Dataset.checksum($1) })
                 })
             },
+            Case(contender: .rawCWithState) { scratch in
+                try Fixture.itemStore(scratch, rows: n)
+                let db = try RawDatabase(path: scratch.storePath)
+                var items: [PlainItemWithState] = []
+                return Trial(run: {
+                    items = try RawItems.fetchAll(db, as: PlainItemWithState.self)
+                }, check: {
+                    try check(items.count, items.reduce(0) { $0 &+ Dataset.checksum($1) })
+                })
+            },
             Case(contender: .grdbStatement) { scratch in
                 try Fixture.itemStore(scratch, rows: n)
                 let queue = try openGRDB(path: scratch.storePath)
