@@ -117,9 +117,12 @@ struct ModelMembers {
             + "forwardsChanges: \(argument("forwardsChanges", default: "false")))"
     }
 
+    // The generic parameters have names no model can have: a model class
+    // named `Member` (or `MutationResult`) would otherwise be shadowed by
+    // them inside these functions.
     private var accessFunction: DeclSyntax {
         """
-        internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
+        internal nonisolated func access<_$Member>(keyPath: KeyPath<\(type), _$Member>) {
         _$modelState.access(self, keyPath: keyPath)
         }
         """
@@ -127,7 +130,7 @@ struct ModelMembers {
 
     private var withMutationFunction: DeclSyntax {
         """
-        internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
         """

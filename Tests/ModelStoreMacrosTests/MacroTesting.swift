@@ -56,11 +56,11 @@ func emptyModelMembers(_ type: String) -> String {
             []
         }
 
-        internal nonisolated func access<Member>(keyPath: KeyPath<\(type), Member>) {
+        internal nonisolated func access<_$Member>(keyPath: KeyPath<\(type), _$Member>) {
             _$modelState.access(self, keyPath: keyPath)
         }
 
-        internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<\(type), Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
             try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
     """

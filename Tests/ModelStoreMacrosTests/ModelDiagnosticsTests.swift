@@ -378,11 +378,11 @@ struct ModelDiagnosticsTests {
                         ]
                     }
 
-                    internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
                         _$modelState.access(self, keyPath: keyPath)
                     }
 
-                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }

@@ -92,11 +92,11 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
                         _$modelState.access(self, keyPath: keyPath)
                     }
 
-                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -262,11 +262,11 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<Member>(keyPath: KeyPath<Counter, Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Counter, _$Member>) {
                         _$modelState.access(self, keyPath: keyPath)
                     }
 
-                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Counter, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Counter, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -325,11 +325,11 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<Member>(keyPath: KeyPath<Trip, Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
                         _$modelState.access(self, keyPath: keyPath)
                     }
 
-                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Trip, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -383,11 +383,11 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<Member>(keyPath: KeyPath<Photo, Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Photo, _$Member>) {
                         _$modelState.access(self, keyPath: keyPath)
                     }
 
-                    internal nonisolated func withMutation<Member, MutationResult>(keyPath: KeyPath<Photo, Member>, _ mutation: () throws -> MutationResult) rethrows -> MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Photo, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }

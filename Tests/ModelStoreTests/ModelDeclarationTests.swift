@@ -56,6 +56,24 @@ struct ModelDeclarationTests {
         #expect(note.text == "hello")
     }
 
+    @Test func modelsNamedLikeTheGeneratedGenericParametersWork() throws {
+        let store = try TestStore()
+        let container = try store.container([Member.self, MutationResult.self])
+        let context = ModelContext(container)
+        let member = Member(name: "Ada")
+        context.insert(member)
+        context.insert(MutationResult(outcome: "ok"))
+        try context.save()
+        let changed = Flag()
+        withObservationTracking { _ = member.name } onChange: { changed.set() }
+        member.name = "Grace"
+        #expect(changed.value)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Member>()).first)
+        #expect(fetched.name == "Grace")
+        #expect(try ModelContext(container).fetch(FetchDescriptor<MutationResult>()).map(\.outcome) == ["ok"])
+    }
+
     @Test func schemaRecordRoundTrips() throws {
         let schema = Schema([Trip.self, AllTypes.self], version: Schema.Version(2, 1, 0))
         let decoded = try Schema(recordData: try schema.recordData())
@@ -89,4 +107,16 @@ struct ModelDeclarationTests {
         _ = try synchronous.step()
         #expect(synchronous.int64(at: 0) == 1)
     }
+}
+
+/// Named like the generic parameters `@Model`'s generated functions once had,
+/// which shadowed the class inside them and broke the build.
+@Model final class Member {
+    var name: String
+    init(name: String) { self.name = name }
+}
+
+@Model final class MutationResult {
+    var outcome: String
+    init(outcome: String) { self.outcome = outcome }
 }
