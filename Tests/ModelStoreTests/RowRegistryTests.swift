@@ -69,19 +69,35 @@ struct RowRegistryTests {
         #expect(registry.count == 1)
     }
 
-    @Test func aStateRemovesOnlyItsOwnEntry() {
+    @Test func removalOnFreeingKeepsANewerLiveObjectsEntry() throws {
         let registry = RowRegistry()
-        let older = makeTrip("older")
+        var older: Trip? = makeTrip("older")
         let newer = makeTrip("newer")
-        registry.register(older, rowID: 7)
+        registry.register(try #require(older), rowID: 7)
         // Another object takes the row while the first is still alive; when
-        // the first one's state goes, the newer entry must stay.
+        // the first one is freed, the newer entry must stay.
         registry.register(newer, rowID: 7)
-        registry.remove(7, ifBelongingTo: older._$modelState)
+        older = nil
+        registry.removeIfFreed(7)
         #expect(registry[7] === newer)
-        registry.remove(7, ifBelongingTo: newer._$modelState)
-        #expect(registry[7] == nil)
+        #expect(registry.count == 1)
+        // A live object's entry is not removed by the check either.
+        registry.removeIfFreed(7)
+        #expect(registry[7] === newer)
+        withExtendedLifetime(older) {}
+    }
+
+    @Test func anEntryWhoseObjectIsFreedIsRemoved() throws {
+        let registry = RowRegistry()
+        var trip: Trip? = makeTrip()
+        registry.register(try #require(trip), rowID: 3)
+        trip = nil
+        // The registry has no owner here, so nothing removed the entry when
+        // the object went; it reads as absent, and the check removes it.
+        #expect(registry[3] == nil)
+        registry.removeIfFreed(3)
         #expect(registry.count == 0)
+        withExtendedLifetime(trip) {}
     }
 
     @Test func aFreedObjectLeavesItsContextsRegistryAndAnotherTakesTheRow() throws {

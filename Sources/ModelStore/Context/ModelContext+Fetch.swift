@@ -219,7 +219,7 @@ extension ModelContext {
         state.table = table
         state.lifecycle = .persisted
         state.rowID = rowID
-        registry.register(model, state: state, rowID: rowID)
+        registry.register(model, rowID: rowID)
         return model
     }
 

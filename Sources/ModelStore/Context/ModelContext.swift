@@ -303,8 +303,8 @@ extension ModelContext: ModelStateOwner {
         }
     }
 
-    func modelStateWillDeinit(_ state: ModelState, table: EntityTable, rowID: Int64) {
-        existingRegistry(for: table)?.remove(rowID, ifBelongingTo: state)
+    func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
+        existingRegistry(for: table)?.removeIfFreed(rowID)
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel) {

@@ -22,7 +22,7 @@ protocol ModelStateOwner: AnyObject {
     /// its object is freed, so that the context removes the row's entry (its
     /// identity map holds objects unowned; see `RowRegistry`). A context
     /// removes an object's entry before it stops being its owner.
-    func modelStateWillDeinit(_ state: ModelState, table: EntityTable, rowID: Int64)
+    func modelStateWillDeinit(table: EntityTable, rowID: Int64)
     /// Loads the objects a fault stands for (an unloaded relationship). Nil
     /// when they cannot be read; the owner keeps the error.
     func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]?
@@ -173,7 +173,7 @@ public final class ModelState {
     public init() {}
 
     deinit {
-        if let owner, let table, let rowID { owner.modelStateWillDeinit(self, table: table, rowID: rowID) }
+        if let owner, let table, let rowID { owner.modelStateWillDeinit(table: table, rowID: rowID) }
     }
 
     /// Records that property `ordinal` is about to change from `old`.

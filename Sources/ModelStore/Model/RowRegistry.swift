@@ -36,15 +36,14 @@ final class RowRegistry {
     private struct Entry {
         private unowned let object: any PersistentModel
         private let address: UnsafeMutableRawPointer
-        /// The state whose freeing removes the entry; compared by identity,
-        /// so that a newer object registered for the row stays.
-        let state: ObjectIdentifier
 
-        init(model: any PersistentModel, state: ObjectIdentifier) {
+        init(model: any PersistentModel) {
             object = model
             address = unownedAddress(of: model)
-            self.state = state
         }
+
+        /// Whether the object's deinit has begun (or is over).
+        var isFreed: Bool { model == nil }
 
         /// The object; nil once its deinit has begun.
         var model: (any PersistentModel)? { loadUnlessFreed(address) { object } }
@@ -132,24 +131,18 @@ final class RowRegistry {
 
     /// Registers `model` as the object of `rowID`, replacing any other.
     func register(_ model: any PersistentModel, rowID: Int64) {
-        register(model, state: model._$modelState, rowID: rowID)
-    }
-
-    /// Registers `model`, whose state is `state`, as the object of `rowID`,
-    /// replacing any other.
-    func register(_ model: any PersistentModel, state: ModelState, rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        register(model, state: state, at: index, found: found, rowID: rowID)
+        register(model, at: index, found: found, rowID: rowID)
     }
 
     @inline(__always)
-    private func register(_ model: any PersistentModel, state: ModelState, at index: Int, found: Bool, rowID: Int64) {
+    private func register(_ model: any PersistentModel, at index: Int, found: Bool, rowID: Int64) {
         // Each branch makes its entry in place: a shared local would be
         // copied in (an unowned retain) and then destroyed.
         if found {
-            entries[index] = Entry(model: model, state: ObjectIdentifier(state))
+            entries[index] = Entry(model: model)
         } else {
-            (entries + index).initialize(to: Entry(model: model, state: ObjectIdentifier(state)))
+            (entries + index).initialize(to: Entry(model: model))
             occupy(index, rowID: rowID)
         }
     }
@@ -160,7 +153,7 @@ final class RowRegistry {
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
         if found, let existing = entries[index].model, existing !== model { return existing }
-        register(model, state: model._$modelState, at: index, found: found, rowID: rowID)
+        register(model, at: index, found: found, rowID: rowID)
         return nil
     }
 
@@ -190,11 +183,13 @@ final class RowRegistry {
         if found { removeEntry(at: index) }
     }
 
-    /// Removes the entry of `rowID` when it belongs to `state`; called when
-    /// the state is freed, after which the entry's object must not be read.
-    func remove(_ rowID: Int64, ifBelongingTo state: ModelState) {
+    /// Removes the entry of `rowID` if its object is being freed or is gone;
+    /// called when a state of the row's object is freed. An entry of a newer,
+    /// live object for the row stays. (The freed state's object is the one
+    /// being freed: a state is freed with its object, or after it.)
+    func removeIfFreed(_ rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        if found, entries[index].state == ObjectIdentifier(state) { removeEntry(at: index) }
+        if found, entries[index].isFreed { removeEntry(at: index) }
     }
 
     /// Every registered object, held strongly, so that the caller may change
