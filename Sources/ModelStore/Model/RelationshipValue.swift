@@ -75,8 +75,14 @@ extension Array: RelationshipValue where Element: PersistentModel {
         var result: [Element] = []
         result.reserveCapacity(models.count)
         for model in models {
-            guard let element = model as? Element else { return nil }
-            result.append(element)
+            // Most related objects are of exactly the element class: then a
+            // comparison of classes replaces the runtime's dynamic cast.
+            if ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self) {
+                result.append(unsafeDowncast(model, to: Element.self))
+            } else {
+                guard let element = model as? Element else { return nil }
+                result.append(element)
+            }
         }
         return result
     }
@@ -96,7 +102,7 @@ func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
 
 /// The objects of `models` that are not in `other`, by identity, in order.
 func models(_ models: [any PersistentModel], notIn other: [any PersistentModel]) -> [any PersistentModel] {
-    if other.isEmpty { return models }
+    if models.isEmpty || other.isEmpty { return models }
     let others = Set(other.map(ObjectIdentifier.init))
     return models.filter { !others.contains(ObjectIdentifier($0)) }
 }
