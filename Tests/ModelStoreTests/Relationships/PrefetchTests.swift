@@ -149,4 +149,14 @@ struct PrefetchTests {
         #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationSlots: [], holders: .many) != nil)
         #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationSlots: [], holders: .all) == nil)
     }
+
+    @Test("Loaded objects become a to-many's value only when every one is of its class, in order")
+    func toManyConversion() {
+        let stops = [Stop(title: "a"), Stop(title: "b")]
+        let mixed: [any PersistentModel] = [stops[0], Graph.Tag(name: "sea"), stops[1]]
+        #expect([Stop]._value(holding: stops)?.map(\.title) == ["a", "b"])
+        #expect([Stop]._value(holding: [])?.isEmpty == true)
+        #expect([Stop]._value(holding: mixed) == nil)
+        #expect([Stop]?._value(holding: stops)??.count == 2)
+    }
 }
