@@ -10,7 +10,7 @@ struct PrefetchTests {
     typealias Stop = Graph.Stop
 
     /// Saves trips named "T0"… with `stops[i]` stops each ("T0.0"…), all
-    /// owned by one person.
+    /// owned by one person; the first trip is tagged "sea" and "food".
     private func save(_ container: ModelContainer, stops: [Int]) throws {
         let context = ModelContext(container)
         let owner = Graph.Person(name: "Ann")
@@ -19,6 +19,7 @@ struct PrefetchTests {
             context.insert(trip)
             trip.owner = owner
             trip.stops = (0..<count).map { Stop(title: "T\(i).\($0)") }
+            if i == 0 { trip.tags = [Graph.Tag(name: "sea"), Graph.Tag(name: "food")] }
         }
         try context.save()
     }
@@ -33,15 +34,18 @@ struct PrefetchTests {
         let context = ModelContext(container)
         let counter = try StatementCounter(context)
         var descriptor = FetchDescriptor<Trip>()
-        descriptor.relationshipKeyPathsForPrefetching = [\.stops, \.owner]
+        descriptor.relationshipKeyPathsForPrefetching = [\.stops, \.owner, \.tags]
         let trips = sortedByName(try context.fetch(descriptor))
         let stopsQuery = try #require(counter.statements.first { $0.contains("FROM \"Stop\"") })
         #expect(!stopsQuery.contains("json_each") && stopsQuery.contains("IS NOT NULL"), "\(stopsQuery)")
+        let tagsQuery = try #require(counter.statements.first { $0.contains("FROM \"Tag\"") })
+        #expect(!tagsQuery.contains("json_each"), "a join table's links are read whole too: \(tagsQuery)")
         let ownerQuery = try #require(counter.statements.first { $0.contains("FROM \"Person\"") })
         #expect(ownerQuery.contains("json_each"), "a to-one in the holder's row is found by key: \(ownerQuery)")
         counter.reset()
         #expect(trips.map { $0.stops.map(\.title) } == [["T0.0", "T0.1", "T0.2"], [], ["T2.0", "T2.1"]])
         #expect(trips.allSatisfy { $0.owner?.name == "Ann" })
+        #expect(trips.map { $0.tags.map(\.name) } == [["sea", "food"], [], []])
         #expect(counter.count == 0, "a trip without stops resolves without a query: \(counter.statements)")
 
         let filtered = ModelContext(container)
