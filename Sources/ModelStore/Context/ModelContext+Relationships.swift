@@ -142,20 +142,36 @@ extension ModelContext {
         let reader = rowRelationshipReader(for: table)
         var run: [any PersistentModel] = []
         var runKey: Int64 = 0
+        var runHolder: Int?
+        var started = false
         while try statement.step() {
             let key = statement.int64(at: holderColumn)
-            if key != runKey, !run.isEmpty {
-                holders.receive(run, forKey: runKey)
-                // The run handed over keeps its buffer; the next gets one of
-                // the same capacity, so that runs of equal length never grow.
-                run.removeAll(keepingCapacity: true)
+            if key != runKey || !started {
+                if let runHolder, !run.isEmpty {
+                    holders.receive(run, from: runHolder)
+                    // The run handed over keeps its buffer; the next gets one
+                    // of the same capacity, so that runs of equal length
+                    // never grow.
+                    run.removeAll(keepingCapacity: true)
+                }
+                started = true
+                runKey = key
+                runHolder = holders.first(forKey: key)
+                // Each row of the run links back to the holder (a to-many's
+                // inverse is a column of the row): the reader gets it from
+                // here instead of probing the identity map for every run.
+                if let runHolder, let backOrdinal = holders.backOrdinal {
+                    reader?.expect(holders.model(at: runHolder), rowID: key, through: backOrdinal)
+                }
             }
-            runKey = key
-            guard let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement)
+            // Rows of objects that are not holders (a read of every linked
+            // row) are not read into objects nobody asked for.
+            guard runHolder != nil,
+                let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement)
             else { continue }
             run.append(model)
         }
-        if !run.isEmpty { holders.receive(run, forKey: runKey) }
+        if let runHolder, !run.isEmpty { holders.receive(run, from: runHolder) }
     }
 
     /// Makes loaded objects the value of a relationship that was a fault,

@@ -21,12 +21,23 @@ final class PrefetchHolders {
     /// be an allocation per holder.
     @exclusivity(unchecked) private var nextHolder: [Int] = []
 
+    /// The ordinal of the related objects' relationship back to their
+    /// holder when it is a column of their row (the inverse of a to-many or
+    /// to-one stored there): each row's value there is its holder. Nil
+    /// otherwise.
+    let backOrdinal: Int?
+
     /// The holders among `models`: those for which `relationship` is a fault
     /// with a key to load it by.
     init(_ relationship: RuntimeRelationship, of models: [any PersistentModel]) {
         let ordinal = relationship.ordinal
         self.ordinal = ordinal
         let holdsForeignKey = relationship.holdsForeignKey
+        if !holdsForeignKey, let inverse = relationship.inverse, inverse.schema.foreignKeyColumn != nil {
+            backOrdinal = inverse.ordinal
+        } else {
+            backOrdinal = nil
+        }
         firstHolder = Dictionary(minimumCapacity: models.count)
         holders.reserveCapacity(models.count)
         nextHolder.reserveCapacity(models.count)
@@ -45,10 +56,17 @@ final class PrefetchHolders {
     /// The distinct keys the holders are found by.
     var keys: Dictionary<Int64, Int>.Keys { firstHolder.keys }
 
-    /// Hands `models`, related to the holders of `key`, to each of them. A
-    /// key's rows normally come in one run; a later run is appended.
-    func receive(_ models: [any PersistentModel], forKey key: Int64) {
-        var index = firstHolder[key] ?? -1
+    /// The first holder of `key`, by index, if any holds it.
+    func first(forKey key: Int64) -> Int? { firstHolder[key] }
+
+    /// The holder at `index`.
+    func model(at index: Int) -> any PersistentModel { holders[index] }
+
+    /// Hands `models` to the holder at `index` (see `first(forKey:)`) and
+    /// every other holder of its key. A key's rows normally come in one run;
+    /// a later run is appended.
+    func receive(_ models: [any PersistentModel], from first: Int) {
+        var index = first
         while index >= 0 {
             let state = holders[index]._$modelState
             if received[index] {

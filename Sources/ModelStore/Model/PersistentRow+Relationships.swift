@@ -23,6 +23,11 @@ final class RowRelationshipReader {
     /// (one fetch), so it stays the row's registered object meanwhile.
     @exclusivity(unchecked) private var lastKey: Int64 = 0
     @exclusivity(unchecked) private var lastModel: (any PersistentModel)?
+    /// The object that the rows read next name through relationship
+    /// `expectedOrdinal`, when the caller knows it (see `expect`).
+    @exclusivity(unchecked) private var expectedOrdinal = -1
+    @exclusivity(unchecked) private var expectedKey: Int64 = 0
+    @exclusivity(unchecked) private var expectedModel: (any PersistentModel)?
     /// Loads the objects of a relationship of the row `holderRowID` now
     /// (for a to-one with a column, `foreignKey` is the related row's key).
     let load:
@@ -39,6 +44,7 @@ final class RowRelationshipReader {
     /// The registered object at the other end of `relationship` (one of the
     /// reader's table) for a row key, if any.
     func registered(_ relationship: RuntimeRelationship, _ rowID: Int64) -> (any PersistentModel)? {
+        if relationship.ordinal == expectedOrdinal, rowID == expectedKey, let expectedModel { return expectedModel }
         if relationship.ordinal == lastOrdinal, let lastRegistry {
             if rowID == lastKey, let lastModel { return lastModel }
             return remember(lastRegistry[rowID], rowID)
@@ -50,6 +56,16 @@ final class RowRelationshipReader {
         lastOrdinal = relationship.ordinal
         lastRegistry = registry
         return remember(registry[rowID], rowID)
+    }
+
+    /// Notes that the rows read next name `model`, the registered object of
+    /// row `rowID`, through relationship `ordinal`: a prefetch knows the
+    /// holder its rows belong to, and a probe of a large identity map per
+    /// holder missed the cache twice.
+    func expect(_ model: any PersistentModel, rowID: Int64, through ordinal: Int) {
+        expectedOrdinal = ordinal
+        expectedKey = rowID
+        expectedModel = model
     }
 
     /// Keeps a found object as the last one. Absence is not kept: the row's

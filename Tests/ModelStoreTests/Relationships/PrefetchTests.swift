@@ -163,4 +163,38 @@ struct PrefetchTests {
         #expect([Stop]._value(holding: mixed) == nil)
         #expect([Stop]?._value(holding: stops)??.count == 2)
     }
+
+    @Test("Prefetched objects link back to their own holder, also in a relationship of an entity with itself")
+    func backLinks() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try save(container, stops: [3, 2, 0, 1])
+        do {
+            let context = ModelContext(container)
+            let mia = Graph.Person(name: "Mia")
+            let bob = Graph.Person(name: "Bob")
+            context.insert(mia)
+            context.insert(bob)
+            mia.reports = [Graph.Person(name: "Cy"), Graph.Person(name: "Di")]
+            bob.reports = [Graph.Person(name: "Ed")]
+            try context.save()
+        }
+        let context = ModelContext(container)
+        var trips = FetchDescriptor<Trip>()
+        trips.relationshipKeyPathsForPrefetching = [\.stops]
+        for trip in try context.fetch(trips) {
+            #expect(trip.stops.allSatisfy { $0.trip === trip }, "\(trip.name)")
+        }
+        var people = FetchDescriptor<Graph.Person>()
+        people.relationshipKeyPathsForPrefetching = [\.reports]
+        let everyone = try context.fetch(people)
+        let counter = try StatementCounter(context)
+        let byName = Dictionary(everyone.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        #expect(byName["Mia"]?.reports.map(\.name) == ["Cy", "Di"])
+        #expect(byName["Bob"]?.reports.map(\.name) == ["Ed"])
+        for person in everyone {
+            #expect(person.reports.allSatisfy { $0.manager === person }, "\(person.name)")
+        }
+        #expect(counter.count == 0)
+    }
 }
