@@ -20,8 +20,13 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         let results = try fetchObjects(descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
+            // Without predicate, offset or limit, the results hold every
+            // stored row (and unsaved objects, which have nothing to load).
+            let wholeTable =
+                descriptor.predicate == nil && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) <= 0
             try prefetch(
-                descriptor.relationshipKeyPathsForPrefetching, of: results, table: try table(for: T.self))
+                descriptor.relationshipKeyPathsForPrefetching, of: results, table: try table(for: T.self),
+                wholeTable: wholeTable)
         }
         return results
     }

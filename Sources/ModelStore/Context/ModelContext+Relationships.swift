@@ -22,7 +22,7 @@ extension ModelContext {
             }
         }
         guard let holderRowID else { return [] }
-        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, manyHolders: false)
+        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: .one)
         return try withEagerLoadGuard(relationship) {
             try rows(type, table: destination, sql: sql) { try $0.bind(holderRowID, at: 1) }.map(\.model)
         }
@@ -47,17 +47,17 @@ extension ModelContext {
         return table
     }
 
-    /// A SELECT of the destination's rows related to the holders whose keys
-    /// are bound at parameter 1 (one key, or with `manyHolders` a JSON array
-    /// of keys), with the holder's key as the last column, in the
-    /// relationship's order. Returns the SQL and the holder key's column.
+    /// A SELECT of the destination's rows related to `holders` (see
+    /// `RelationshipSQL.relatedRows`), with the holder's key as the last
+    /// column, in the relationship's order. Returns the SQL and the holder
+    /// key's column.
     func relatedRowsSQL(
-        _ relationship: RuntimeRelationship, destination: EntityTable, manyHolders: Bool
+        _ relationship: RuntimeRelationship, destination: EntityTable, holders: RelationshipSQL.Holders
     ) throws -> (sql: String, holderColumn: Int32) {
         guard
             let sql = RelationshipSQL.relatedRows(
                 relationship.schema, inverse: relationship.inverse?.schema, destinationSlots: destination.slots,
-                manyHolders: manyHolders)
+                holders: holders)
         else {
             throw ModelStoreError.invalidSchema(
                 reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
@@ -89,9 +89,13 @@ extension ModelContext {
 
     /// Loads the relationships named by `keyPaths` for all of `models` (of
     /// `table`), one query per relationship, and sets them on each object.
+    /// `wholeTable`: `models` are every stored row of `table` (a fetch without
+    /// predicate, offset or limit), so that the queries need not name them.
     /// - Throws: `ModelStoreError.invalidValue` when a key path is not a
     ///   relationship of the entity; what loading throws.
-    func prefetch(_ keyPaths: [AnyKeyPath], of models: [any PersistentModel], table: EntityTable) throws {
+    func prefetch(
+        _ keyPaths: [AnyKeyPath], of models: [any PersistentModel], table: EntityTable, wholeTable: Bool = false
+    ) throws {
         guard !models.isEmpty else { return }
         for keyPath in keyPaths {
             guard let property = table.entity.properties.first(where: { $0.keyPath == keyPath }),
@@ -102,45 +106,72 @@ extension ModelContext {
                     reason: "relationshipKeyPathsForPrefetching names a property that is not a relationship",
                     path: store.path)
             }
-            try prefetch(relationship, of: models)
+            try prefetch(relationship, of: models, wholeTable: wholeTable)
         }
     }
 
-    private func prefetch(_ relationship: RuntimeRelationship, of models: [any PersistentModel]) throws {
-        let ordinal = relationship.ordinal
-        let faulted = models.filter { $0._$modelState.isFault(ordinal) }
-        // Holders are matched to rows by key: the holder's own key, or for a
-        // to-one held in its row, the related row's key.
-        let holdsForeignKey = relationship.schema.foreignKeyColumn != nil
-        var holdersByKey: [Int64: [any PersistentModel]] = [:]
-        for model in faulted {
-            let state = model._$modelState
-            guard let key = holdsForeignKey ? state.faultKeys[ordinal] : state.rowID else { continue }
-            holdersByKey[key, default: []].append(model)
+    private func prefetch(_ relationship: RuntimeRelationship, of models: [any PersistentModel], wholeTable: Bool) throws {
+        let holders = PrefetchHolders(relationship, of: models)
+        guard !holders.isEmpty else { return }
+        let destination = try destinationTable(of: relationship)
+        guard let type = store.modelType(of: destination) else { return }
+        // Naming every holder's key makes SQLite parse them and build a
+        // temporary index of them; after a fetch of a whole table whose
+        // objects are mostly faults, reading every linked row is cheaper. A
+        // to-one held in the holder's row has no such form.
+        let everyRow = wholeTable && relationship.schema.foreignKeyColumn == nil && holders.count * 2 >= models.count
+        let (sql, holderColumn) = try relatedRowsSQL(
+            relationship, destination: destination, holders: everyRow ? .all : .many)
+        let keys = everyRow ? nil : jsonKeys(holders.keys)
+        try prefetchRows(type, table: destination, sql: sql, holderColumn: holderColumn, into: holders) {
+            if let keys { try $0.bind(keys, at: 1) }
         }
-        var related: [Int64: [any PersistentModel]] = [:]
-        if !holdersByKey.isEmpty {
-            let destination = try destinationTable(of: relationship)
-            guard let type = store.modelType(of: destination) else { return }
-            let (sql, holderColumn) = try relatedRowsSQL(relationship, destination: destination, manyHolders: true)
-            let keys = jsonKeys(holdersByKey.keys)
-            for (model, key) in try rows(type, table: destination, sql: sql, extraColumn: holderColumn, bind: {
-                try $0.bind(keys, at: 1)
-            }) {
-                related[key, default: []].append(model)
+        holders.finish()
+    }
+
+    /// Runs a prefetch's SELECT (rows ordered by holder key, the key in
+    /// column `holderColumn`) and hands each holder's run of rows to it.
+    private func prefetchRows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, sql: String, holderColumn: Int32, into holders: PrefetchHolders,
+        bind: (Statement) throws -> Void
+    ) throws {
+        let statement = try connection().cachedStatement(sql)
+        defer { statement.reset() }
+        try bind(statement)
+        let registry = registry(for: table)
+        let reader = rowRelationshipReader(for: table)
+        var run: [any PersistentModel] = []
+        var runKey: Int64 = 0
+        var runHolder: Int?
+        var started = false
+        while try statement.step() {
+            let key = statement.int64(at: holderColumn)
+            if key != runKey || !started {
+                if let runHolder, !run.isEmpty {
+                    holders.receive(run, from: runHolder)
+                    // The run handed over keeps its buffer; the next gets one
+                    // of the same capacity, so that runs of equal length
+                    // never grow.
+                    run.removeAll(keepingCapacity: true)
+                }
+                started = true
+                runKey = key
+                runHolder = holders.first(forKey: key)
+                // Each row of the run links back to the holder (a to-many's
+                // inverse is a column of the row): the reader gets it from
+                // here instead of probing the identity map for every run.
+                if let runHolder, let backOrdinal = holders.backOrdinal {
+                    reader?.expect(holders.model(at: runHolder), rowID: key, through: backOrdinal)
+                }
             }
+            // Rows of objects that are not holders (a read of every linked
+            // row) are not read into objects nobody asked for.
+            guard runHolder != nil,
+                let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement)
+            else { continue }
+            run.append(model)
         }
-        // The holders keep their faults, and the fault resolves from memory on
-        // first access (`_$faultValue`), as a load from the store would, with
-        // its forwarding links. Going through the setter instead would compare
-        // arrays, mirror inverses and make an Observation registrar per holder
-        // for relationships that nobody has read yet.
-        for (key, holders) in holdersByKey {
-            let models = related[key] ?? []
-            for holder in holders {
-                holder._$modelState.prefetched[ordinal] = models
-            }
-        }
+        if let runHolder, !run.isEmpty { holders.receive(run, from: runHolder) }
     }
 
     /// Makes loaded objects the value of a relationship that was a fault,

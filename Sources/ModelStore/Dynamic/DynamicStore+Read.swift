@@ -113,7 +113,7 @@ extension DynamicStore {
     func relatedKeys(_ relationship: Schema.Relationship, of holder: Int64) throws -> [Int64] {
         guard
             let sql = RelationshipSQL.relatedRows(
-                relationship, inverse: inverse(of: relationship), destinationSlots: [], manyHolders: false)
+                relationship, inverse: inverse(of: relationship), destinationSlots: [], holders: .one)
         else { return [] }
         let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }

@@ -8,12 +8,17 @@ final class RuntimeRelationship: Sendable {
     let schema: Schema.Relationship
     let accessor: any RelationshipAccessor
     let inverse: InverseEnd?
+    /// Whether the relationship is a to-one stored in the holder's row (a
+    /// foreign-key column). Asked for every row read; `schema`'s answer
+    /// copies its storage description, names and all.
+    let holdsForeignKey: Bool
 
     init(ordinal: Int, schema: Schema.Relationship, accessor: any RelationshipAccessor, inverse: InverseEnd?) {
         self.ordinal = ordinal
         self.schema = schema
         self.accessor = accessor
         self.inverse = inverse
+        holdsForeignKey = schema.foreignKeyColumn != nil
     }
 
     /// The other end of a relationship that has an inverse.

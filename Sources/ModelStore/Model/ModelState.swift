@@ -41,12 +41,14 @@ protocol ModelStateOwner: AnyObject {
 /// property had when it was last saved is kept only for properties that
 /// changed, so tracking costs nothing for objects that are only read.
 public final class ModelState {
-    /// The Observation registrar, made when a property is first read.
+    /// The Observation registrar, made when a property is first read inside
+    /// a tracking scope (see ObservationProbe.swift).
     ///
-    /// Making a registrar allocates (about a thousand instructions), which
-    /// would be most of the cost of fetching an object. Observers can only
-    /// register by reading a property, so an object whose properties were
-    /// never read has no observers, and its writes need not notify anyone.
+    /// Making a registrar allocates (about 1,300 instructions), which would
+    /// be most of the cost of fetching an object and reading it once.
+    /// Observers can only register by reading a property inside a tracking
+    /// scope, so an object never read in one has no observers, and its writes
+    /// need not notify anyone.
     ///
     /// The registrar lives in a box of its own: `ObservationRegistrar` is a
     /// resilient type, so an optional one held here was tested, copied and
@@ -68,6 +70,19 @@ public final class ModelState {
     /// Reports a read of `keyPath` to Observation; called by generated getters.
     @inlinable
     public func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        if let registrarBox {
+            registrarBox.registrar.access(subject, keyPath: keyPath)
+        } else {
+            accessWithoutRegistrar(subject, keyPath: keyPath)
+        }
+    }
+
+    /// A read of an object that has no registrar yet: one is made only when
+    /// the read can register an observer. Out of line, so that the getters
+    /// stay small.
+    @usableFromInline
+    func accessWithoutRegistrar<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        guard ObservationProbe.isTracking else { return }
         makeRegistrarBox().registrar.access(subject, keyPath: keyPath)
     }
 
@@ -104,7 +119,8 @@ public final class ModelState {
     }
 
     /// True when the object has an Observation registrar, which observers
-    /// need: without one, nobody observes the object.
+    /// need: without one, nobody observes the object (nothing read it inside
+    /// a tracking scope).
     var hasRegistrar: Bool { registrarBox != nil }
 
     /// `objectWillChange` subscribers and forwarding parents; nil while there

@@ -106,8 +106,9 @@ extension PersistentModel {
     /// mutation ends; pass it to `_$didModify`.
     ///
     /// An in-place mutation reads the property first (`rank += 1`), and the
-    /// read makes the object's registrar if it has none. A registrar made by
-    /// this read has no observers yet: they are installed when a tracking
+    /// read makes the object's registrar if it has none and the read is
+    /// inside a tracking scope. A registrar made by this read has no
+    /// observers yet: they are installed when a tracking
     /// closure ends, after the reads that registered them, and nothing can
     /// start observing this property during the mutation without reading it,
     /// which the mutation's exclusive access forbids. So telling it of the

@@ -2,14 +2,32 @@
 /// a row: which ones are faults (loaded on first access), and for to-one
 /// faults, the related row's key. One reader serves a whole fetch.
 final class RowRelationshipReader {
-    var faults = PropertyBitSet()
-    var faultKeys: [Int: Int64] = [:]
+    // Read and written for every row of a fetch. Unchecked exclusivity, as
+    // in `ModelState`: a reader is confined to its context's isolation
+    // domain and no access to these spans a call, and the runtime's check
+    // (two calls per access) cost more than the work on them.
+    @exclusivity(unchecked) var faults = PropertyBitSet()
+    @exclusivity(unchecked) var faultKeys: [Int: Int64] = [:]
     /// The identity-map registry of an entity, by name; nil when the context
     /// has no object of it yet.
     private let registryNamed: (_ destination: String) -> RowRegistry?
-    /// Rows of one fetch mostly refer to one destination: the last registry
-    /// found is kept, so that each row costs a name comparison.
-    private var lastRegistry: (name: String, registry: RowRegistry?)?
+    /// Rows of one fetch mostly refer to one relationship's destination: the
+    /// last registry found is kept with the relationship's ordinal, so that
+    /// each row costs an integer comparison (a name comparison copied the
+    /// name and the registry, with a retain and release of each).
+    @exclusivity(unchecked) private var lastOrdinal = -1
+    @exclusivity(unchecked) private var lastRegistry: RowRegistry?
+    /// The last object found, with its key: rows of one fetch often refer
+    /// to one object in a run (children ordered by parent), and then the
+    /// registry is not probed again. Held strongly while the reader lives
+    /// (one fetch), so it stays the row's registered object meanwhile.
+    @exclusivity(unchecked) private var lastKey: Int64 = 0
+    @exclusivity(unchecked) private var lastModel: (any PersistentModel)?
+    /// The object that the rows read next name through relationship
+    /// `expectedOrdinal`, when the caller knows it (see `expect`).
+    @exclusivity(unchecked) private var expectedOrdinal = -1
+    @exclusivity(unchecked) private var expectedKey: Int64 = 0
+    @exclusivity(unchecked) private var expectedModel: (any PersistentModel)?
     /// Loads the objects of a relationship of the row `holderRowID` now
     /// (for a to-one with a column, `foreignKey` is the related row's key).
     let load:
@@ -23,14 +41,39 @@ final class RowRelationshipReader {
         self.load = load
     }
 
-    /// The registered object of `destination` for a row key, if any.
-    func registered(_ destination: String, _ rowID: Int64) -> (any PersistentModel)? {
-        if let lastRegistry, lastRegistry.name == destination { return lastRegistry.registry?[rowID] }
-        let registry = registryNamed(destination)
+    /// The registered object at the other end of `relationship` (one of the
+    /// reader's table) for a row key, if any.
+    func registered(_ relationship: RuntimeRelationship, _ rowID: Int64) -> (any PersistentModel)? {
+        if relationship.ordinal == expectedOrdinal, rowID == expectedKey, let expectedModel { return expectedModel }
+        if relationship.ordinal == lastOrdinal, let lastRegistry {
+            if rowID == lastKey, let lastModel { return lastModel }
+            return remember(lastRegistry[rowID], rowID)
+        }
+        let registry = registryNamed(relationship.schema.destination)
         // A registry that does not exist yet may appear during the fetch (a
         // nested load), so only a found one is kept.
-        if registry != nil { lastRegistry = (destination, registry) }
-        return registry?[rowID]
+        guard let registry else { return nil }
+        lastOrdinal = relationship.ordinal
+        lastRegistry = registry
+        return remember(registry[rowID], rowID)
+    }
+
+    /// Notes that the rows read next name `model`, the registered object of
+    /// row `rowID`, through relationship `ordinal`: a prefetch knows the
+    /// holder its rows belong to, and a probe of a large identity map per
+    /// holder missed the cache twice.
+    func expect(_ model: any PersistentModel, rowID: Int64, through ordinal: Int) {
+        expectedOrdinal = ordinal
+        expectedKey = rowID
+        expectedModel = model
+    }
+
+    /// Keeps a found object as the last one. Absence is not kept: the row's
+    /// object may be registered later in the fetch (a nested load).
+    private func remember(_ model: (any PersistentModel)?, _ rowID: Int64) -> (any PersistentModel)? {
+        lastKey = rowID
+        lastModel = model
+        return model
     }
 
     /// Hands the faults found for one object to its state, and starts afresh.
@@ -79,17 +122,20 @@ extension PersistentRow {
     func relationshipColumn(at ordinal: Int, isOptional: Bool) throws(ModelStoreError)
         -> (registered: (any PersistentModel)?, foreignKey: Int64?)
     {
-        guard let reader = relationships, let relationship = table.relationships?.relationship(at: ordinal) else {
+        // The reader is used in place, not bound to a constant: the copy of
+        // the optional reference went through the runtime's value witnesses,
+        // about 200 instructions per row.
+        guard relationships != nil, let relationship = table.relationships?.relationship(at: ordinal) else {
             throw invalidValue(ordinal, "the entity's relationships are unknown")
         }
-        guard relationship.schema.foreignKeyColumn != nil else { return (nil, nil) }
+        guard relationship.holdsForeignKey else { return (nil, nil) }
         let cell = statement.cell(at: Int32(ordinal + 1))
         guard cell.storage != .null else {
             if isOptional { return (nil, nil) }
             throw invalidValue(ordinal, "a non-optional relationship has no related object")
         }
         let foreignKey = cell.int64
-        return (reader.registered(relationship.schema.destination, foreignKey), foreignKey)
+        return (relationships?.registered(relationship, foreignKey), foreignKey)
     }
 
     /// A relationship whose objects are not registered: an optional or
@@ -104,7 +150,7 @@ extension PersistentRow {
             throw invalidValue(ordinal, "the entity's relationships are unknown")
         }
         if isOptional || isToMany {
-            if foreignKey != nil || relationship.schema.foreignKeyColumn == nil {
+            if foreignKey != nil || !relationship.holdsForeignKey {
                 reader.faults.insert(ordinal)
                 if let foreignKey { reader.faultKeys[ordinal] = foreignKey }
             }

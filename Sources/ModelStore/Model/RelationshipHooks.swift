@@ -8,11 +8,26 @@ extension PersistentModel {
     /// accessors. Nil when it is not a fault or cannot be loaded (the object
     /// left its context, or its rows cannot be read): the property then keeps
     /// its in-memory value (nil or empty).
+    ///
+    /// Inlinable, so that the objects become the property's type in code
+    /// specialized for it: unspecialized, the conversion asked the runtime
+    /// for the array's metadata and grew it through witnesses.
+    @inlinable
     public func _$faultValue<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
+        guard let models = _$faultModels(ordinal) else { return nil }
+        return Value._value(holding: models)
+    }
+
+    /// The objects relationship fault `ordinal` resolves to, or nil; see
+    /// `_$faultValue`.
+    @usableFromInline
+    func _$faultModels(_ ordinal: Int) -> [any PersistentModel]? {
         let state = _$modelState
         guard state.faults.contains(ordinal) else { return nil }
-        guard let owner = state.owner, let relationship = ModelRelationships.of(Self.self).relationship(at: ordinal)
-        else {
+        // The table's copy of the class's relationships, when the object has
+        // one, is a field read; the shared cache takes a lock.
+        let relationships = state.table?.relationships ?? ModelRelationships.of(Self.self)
+        guard let owner = state.owner, let relationship = relationships.relationship(at: ordinal) else {
             state.faults.remove(ordinal)
             return nil
         }
@@ -23,7 +38,7 @@ extension PersistentModel {
         if relationship.schema.forwardsChanges {
             relationship.accessor.updateForwarding(of: self, adding: models, removing: [])
         }
-        return Value._value(holding: models)
+        return models
     }
 
     /// A relationship setter's check: false when nothing changes (the same

@@ -72,13 +72,25 @@ extension Array: RelationshipValue where Element: PersistentModel {
     @inlinable public var _firstRelatedModel: (any PersistentModel)? { first }
 
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
-        var result: [Element] = []
-        result.reserveCapacity(models.count)
-        for model in models {
-            guard let element = model as? Element else { return nil }
-            result.append(element)
+        // Written in place: appending checked the buffer's uniqueness and
+        // capacity per element, more than the rest of the conversion.
+        var fits = true
+        let result = Self(unsafeUninitializedCapacity: models.count) { buffer, count in
+            for model in models {
+                // Most related objects are of exactly the element class: then
+                // a comparison of classes replaces the runtime's dynamic cast.
+                if ObjectIdentifier(type(of: model)) == ObjectIdentifier(Element.self) {
+                    buffer.initializeElement(at: count, to: unsafeDowncast(model, to: Element.self))
+                } else if let element = model as? Element {
+                    buffer.initializeElement(at: count, to: element)
+                } else {
+                    fits = false
+                    return
+                }
+                count += 1
+            }
         }
-        return result
+        return fits ? result : nil
     }
 
     @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? {
@@ -96,7 +108,7 @@ func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
 
 /// The objects of `models` that are not in `other`, by identity, in order.
 func models(_ models: [any PersistentModel], notIn other: [any PersistentModel]) -> [any PersistentModel] {
-    if other.isEmpty { return models }
+    if models.isEmpty || other.isEmpty { return models }
     let others = Set(other.map(ObjectIdentifier.init))
     return models.filter { !others.contains(ObjectIdentifier($0)) }
 }

@@ -29,16 +29,34 @@ enum RelationshipSQL {
         }
     }
 
-    /// A SELECT of the destination's rows related to the holders whose keys
-    /// are bound at parameter 1 (one key, or with `manyHolders` a JSON array
-    /// of keys), with `destinationSlots`' columns (see
-    /// `SchemaSQL.selectColumns`), the holder's key as the last column, in
-    /// the relationship's order. Nil when the storage is not resolved.
+    /// Which holders a SELECT of related rows is for.
+    enum Holders {
+        /// The holder whose key is bound at parameter 1.
+        case one
+        /// The holders whose keys are bound at parameter 1 as a JSON array.
+        case many
+        /// Every row of the holder's table. No keys are bound, and SQLite
+        /// builds no temporary index of them: for a prefetch after a fetch of
+        /// a whole table. Not for a to-one held in the holder's row.
+        case all
+    }
+
+    /// A SELECT of the destination's rows related to `holders`, with
+    /// `destinationSlots`' columns (see `SchemaSQL.selectColumns`), the
+    /// holder's key as the last column, in the relationship's order. Nil when
+    /// the storage is not resolved, or for `.all` holders of a to-one held in
+    /// the holder's row.
     static func relatedRows(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationSlots: [Schema.PropertySlot],
-        manyHolders: Bool
+        holders: Holders
     ) -> String? {
-        let match = manyHolders ? inKeys : "= ?"
+        let match: String
+        switch holders {
+        case .one: match = "= ?"
+        case .many: match = inKeys
+        // Every row has a holder: only rows that link to none are left out.
+        case .all: match = "IS NOT NULL"
+        }
         let columns = SchemaSQL.selectColumns(destinationSlots, qualifier: "t")
         let table = "\(quoteIdentifier(relationship.destination)) AS t"
         let key = quoteIdentifier(primaryKeyColumn)
@@ -59,6 +77,7 @@ enum RelationshipSQL {
                 + "ORDER BY \(link), j.\(quoteIdentifier(order)), t.\(key)"
         case .foreignKey:
             // A to-one held in the holder's row: the related rows by key.
+            if case .all = holders { return nil }
             return "SELECT \(columns), t.\(key) FROM \(table) WHERE t.\(key) \(match) ORDER BY t.\(key)"
         case .unresolved:
             return nil
