@@ -115,11 +115,11 @@ extension ModelContext {
     ) {
         let state = model._$modelState
         if state.isFault(relationship.ordinal) {
-            if let key = state.faultKeys[relationship.ordinal], plan.contains(destination, key) {
-                state.prefetched[relationship.ordinal] = nil
+            if let key = state.extras?.faultKeys[relationship.ordinal], plan.contains(destination, key) {
+                state.extras?.prefetched[relationship.ordinal] = nil
                 setLoaded([], for: relationship, of: model)
-            } else if let prefetched = state.prefetched[relationship.ordinal] {
-                state.prefetched[relationship.ordinal] = prefetched.filter { !plan.contains($0) }
+            } else if let prefetched = state.extras?.prefetched[relationship.ordinal] {
+                state.extras?.prefetched[relationship.ordinal] = prefetched.filter { !plan.contains($0) }
             }
             return
         }

@@ -179,7 +179,7 @@ extension ModelContext {
     func setLoaded(_ models: [any PersistentModel], for relationship: RuntimeRelationship, of holder: any PersistentModel) {
         let state = holder._$modelState
         state.faults.remove(relationship.ordinal)
-        state.faultKeys[relationship.ordinal] = nil
+        state.extras?.faultKeys[relationship.ordinal] = nil
         let wasApplying = state.isApplyingStoredValues
         state.isApplyingStoredValues = true
         defer { state.isApplyingStoredValues = wasApplying }

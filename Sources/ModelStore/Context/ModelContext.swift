@@ -103,8 +103,8 @@ public final class ModelContext {
             relationship.accessor.setModels([], of: model)
         }
         state.faults = PropertyBitSet()
-        state.faultKeys = [:]
-        state.prefetched = [:]
+        state.extras?.faultKeys = [:]
+        state.extras?.prefetched = [:]
     }
 
     /// The context's connection, opened on first use.
@@ -296,7 +296,7 @@ extension ModelContext: ModelStateOwner {
         let state = model._$modelState
         do {
             return try relatedModels(
-                relationship, holderRowID: state.rowID, foreignKey: state.faultKeys[relationship.ordinal])
+                relationship, holderRowID: state.rowID, foreignKey: state.extras?.faultKeys[relationship.ordinal])
         } catch {
             lastFaultError = error
             return nil

@@ -43,7 +43,7 @@ final class PrefetchHolders {
         nextHolder.reserveCapacity(models.count)
         for model in models {
             let state = model._$modelState
-            guard state.isFault(ordinal), let key = holdsForeignKey ? state.faultKeys[ordinal] : state.rowID
+            guard state.isFault(ordinal), let key = holdsForeignKey ? state.extras?.faultKeys[ordinal] : state.rowID
             else { continue }
             nextHolder.append(firstHolder.updateValue(holders.count, forKey: key) ?? -1)
             holders.append(model)
@@ -70,9 +70,9 @@ final class PrefetchHolders {
         while index >= 0 {
             let state = holders[index]._$modelState
             if received[index] {
-                state.prefetched[ordinal, default: []].append(contentsOf: models)
+                state.makeExtras().prefetched[ordinal, default: []].append(contentsOf: models)
             } else {
-                state.prefetched[ordinal] = models
+                state.makeExtras().prefetched[ordinal] = models
                 received[index] = true
             }
             index = nextHolder[index]
@@ -83,7 +83,7 @@ final class PrefetchHolders {
     /// faults resolve without reading the store.
     func finish() {
         for index in holders.indices where !received[index] {
-            holders[index]._$modelState.prefetched[ordinal] = []
+            holders[index]._$modelState.makeExtras().prefetched[ordinal] = []
         }
     }
 }

@@ -22,6 +22,8 @@ final class ModelStateExtras {
     /// by ordinal, until the mutation ends.
     var modifyingModels: [Int: [any PersistentModel]] = [:]
     /// The row keys of to-one faults: which object to load on first access.
+    /// Read and removed through `state.extras?`, so that a state without
+    /// extras gets none from a removal.
     var faultKeys: [Int: Int64] = [:]
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
@@ -58,43 +60,11 @@ extension ModelState {
     /// The related objects before an in-place mutation, by ordinal, until the
     /// mutation ends. Changed in place (`_modify`), not copied.
     var modifyingModels: [Int: [any PersistentModel]] {
-        get { self[extra: \.modifyingModels] }
-        set { self[extra: \.modifyingModels] = newValue }
-        _modify { yield &self[extra: \.modifyingModels] }
-    }
-
-    /// The row keys of to-one faults: which object to load on first access.
-    var faultKeys: [Int: Int64] {
-        get { self[extra: \.faultKeys] }
-        set { self[extra: \.faultKeys] = newValue }
-        _modify { yield &self[extra: \.faultKeys] }
-    }
-
-    /// Objects prefetched for relationship faults, by ordinal: the fault
-    /// resolves from them on first access instead of reading the store.
-    var prefetched: [Int: [any PersistentModel]] {
-        get { self[extra: \.prefetched] }
-        set { self[extra: \.prefetched] = newValue }
-        _modify { yield &self[extra: \.prefetched] }
-    }
-
-    /// One of the extras' dictionaries: empty while there is no box, and
-    /// no box made for a change that leaves it empty (removing from an empty
-    /// dictionary, as resolving every fault does).
-    private subscript<Key, Value>(extra field: ReferenceWritableKeyPath<ModelStateExtras, [Key: Value]>) -> [Key: Value] {
-        get { extras?[keyPath: field] ?? [:] }
+        get { extras?.modifyingModels ?? [:] }
         set {
             guard !newValue.isEmpty || extras != nil else { return }
-            makeExtras()[keyPath: field] = newValue
+            makeExtras().modifyingModels = newValue
         }
-        _modify {
-            if let extras {
-                yield &extras[keyPath: field]
-            } else {
-                var value: [Key: Value] = [:]
-                yield &value
-                if !value.isEmpty { makeExtras()[keyPath: field] = value }
-            }
-        }
+        _modify { yield &makeExtras().modifyingModels }
     }
 }

@@ -85,7 +85,7 @@ final class RowRelationshipReader {
             faults = PropertyBitSet()
         }
         if !faultKeys.isEmpty {
-            state.faultKeys = faultKeys
+            state.makeExtras().faultKeys = faultKeys
             faultKeys = [:]
         }
     }

@@ -31,10 +31,10 @@ extension PersistentModel {
             state.faults.remove(ordinal)
             return nil
         }
-        let prefetched = state.prefetched.isEmpty ? nil : state.prefetched.removeValue(forKey: ordinal)
+        let prefetched = state.extras?.prefetched.removeValue(forKey: ordinal)
         guard let models = prefetched ?? owner.loadRelationship(relationship, of: self) else { return nil }
         state.faults.remove(ordinal)
-        state.faultKeys[ordinal] = nil
+        state.extras?.faultKeys[ordinal] = nil
         if relationship.schema.forwardsChanges {
             relationship.accessor.updateForwarding(of: self, adding: models, removing: [])
         }
