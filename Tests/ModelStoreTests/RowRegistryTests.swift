@@ -11,7 +11,7 @@ struct RowRegistryTests {
         Array(1...300) + (1...200).map { Int64($0) << 20 } + (1...100).map { 4096 + Int64($0) * 8 } + [-1, -5, .min, .max]
 
     @Test func findsEveryRegisteredObjectAfterGrowing() {
-        let registry = RowRegistry()
+        let registry = RowRegistry(modelType: Trip.self)
         let trips = Self.keys.map { _ in makeTrip() }
         for (key, trip) in zip(Self.keys, trips) { registry.register(trip, rowID: key) }
         #expect(registry.count == Self.keys.count)
@@ -23,8 +23,16 @@ struct RowRegistryTests {
         #expect(Set(registry.models.map(ObjectIdentifier.init)) == Set(trips.map(ObjectIdentifier.init)))
     }
 
+    @Test func aRegistryWithoutAKnownTypeStillReturnsItsObjects() {
+        let registry = RowRegistry(modelType: nil)
+        let trip = makeTrip()
+        registry.register(trip, rowID: 1)
+        #expect(registry[1] === trip)
+        #expect(registry.models.count == 1)
+    }
+
     @Test func removingKeepsTheRestOfEveryProbeRunReachable() {
-        let registry = RowRegistry()
+        let registry = RowRegistry(modelType: Trip.self)
         let trips = Self.keys.map { _ in makeTrip() }
         for (key, trip) in zip(Self.keys, trips) { registry.register(trip, rowID: key) }
         // Remove every other key, then check that all the others are found.
@@ -40,7 +48,7 @@ struct RowRegistryTests {
     }
 
     @Test func removedSlotsAreReusedAndTheTableStaysConsistentThroughChurn() {
-        let registry = RowRegistry()
+        let registry = RowRegistry(modelType: Trip.self)
         var live: [Int64: Trip] = [:]
         // Rounds of registering new keys and removing old ones leave
         // tombstones across probe runs; each round checks every key.
@@ -70,7 +78,7 @@ struct RowRegistryTests {
     }
 
     @Test func removalOnFreeingKeepsANewerLiveObjectsEntry() throws {
-        let registry = RowRegistry()
+        let registry = RowRegistry(modelType: Trip.self)
         var older: Trip? = makeTrip("older")
         let newer = makeTrip("newer")
         registry.register(try #require(older), rowID: 7)
@@ -88,7 +96,7 @@ struct RowRegistryTests {
     }
 
     @Test func anEntryWhoseObjectIsFreedIsRemoved() throws {
-        let registry = RowRegistry()
+        let registry = RowRegistry(modelType: Trip.self)
         var trip: Trip? = makeTrip()
         registry.register(try #require(trip), rowID: 3)
         trip = nil

@@ -202,7 +202,8 @@ public final class ModelContext {
     /// The registry of one entity's objects, made on first use.
     func registry(for table: EntityTable) -> RowRegistry {
         if let registry = existingRegistry(for: table) { return registry }
-        let registry = RowRegistry(hasRelationships: table.hasRelationships)
+        let registry = RowRegistry(
+            modelType: store.modelType(of: table), hasRelationships: table.hasRelationships)
         identityMap[ObjectIdentifier(table)] = registry
         return registry
     }

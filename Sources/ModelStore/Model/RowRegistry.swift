@@ -1,26 +1,33 @@
+import CSwiftRuntime
+
 /// One entity's registered objects by row key: the identity map's part for
 /// one table, so that a row has at most one object in a context.
 ///
-/// Entries do not keep their objects alive. They hold them `unowned`, and the
-/// context removes an object's entry when the object's `ModelState` is freed
+/// Entries do not keep their objects alive. Each is the object's address with
+/// one unowned reference count taken on it (as an `unowned` reference holds
+/// it, which keeps the memory, not the object), and the context removes an
+/// object's entry when the object's `ModelState` is freed
 /// (`ModelStateOwner.modelStateWillDeinit`). Not `weak`: a weak reference
 /// gives every registered object a side table, an allocation per fetched
 /// object that also moves every later retain and release of it off the fast
-/// path. Reads go through `loadUnlessFreed` (UnownedReferences.swift), so an
-/// object whose deinit has begun reads as absent, as through a weak reference,
-/// until its entry is removed.
+/// path. Reads retain the object only if its deinit has not begun
+/// (`swift_tryRetain`, as in UnownedReferences.swift), so an object being
+/// freed reads as absent, as through a weak reference, until its entry is
+/// removed. An entry is 8 bytes, not the 24 of an `unowned` existential and
+/// its address: the registry was a fifth of a fetch's memory, and fresh
+/// memory costs its page faults. The registry turns an address back into
+/// `any PersistentModel` with a cast to its entity's class.
 ///
 /// An open-addressing table with linear probing, in buffers that this class
 /// allocates and frees itself: keys, slot states, and entries side by side.
-/// Only keys and states are initialized when the table is made (9 bytes a
-/// slot, not the 48 of a slot with its entry: writing a fresh table was a
-/// third of the cache misses of registering a fetch); an entry exists only in
-/// a full slot. A removed entry leaves a tombstone, so that freeing objects
-/// costs O(1) each (shifting the rest of a probe run back cost a scan of the
-/// run per object); tombstones are reused by later entries, and dropped when
-/// the table empties or is rebuilt. Growing moves the entries bit for bit (no unowned count
-/// changes, no element-wise destruction of the old buffer), and no write
-/// checks an array's uniqueness.
+/// Only keys and states are initialized when the table is made (writing a
+/// fresh table was a third of the cache misses of registering a fetch); an
+/// entry means something only in a full slot. A removed entry leaves a
+/// tombstone, so that freeing objects costs O(1) each (shifting the rest of a
+/// probe run back cost a scan of the run per object); tombstones are reused by
+/// later entries, and dropped when the table empties or is rebuilt. Growing
+/// copies the addresses with their unowned counts, and no write checks an
+/// array's uniqueness.
 ///
 /// Row keys are integers chosen by SQLite, mostly consecutive. The hash keeps
 /// runs of eight consecutive keys in eight consecutive slots and scatters the
@@ -33,28 +40,12 @@ final class RowRegistry {
         case empty, full, deleted
     }
 
-    private struct Entry {
-        private unowned let object: any PersistentModel
-        private let address: UnsafeMutableRawPointer
-
-        init(model: any PersistentModel) {
-            object = model
-            address = unownedAddress(of: model)
-        }
-
-        /// Whether the object's deinit has begun (or is over).
-        var isFreed: Bool { model == nil }
-
-        /// The object; nil once its deinit has begun.
-        var model: (any PersistentModel)? { loadUnlessFreed(address) { object } }
-    }
-
     // Confined to the context's isolation domain and never accessed
     // re-entrantly (no callbacks run while a slot is written).
     private var rowIDs: UnsafeMutablePointer<Int64>
     private var states: UnsafeMutablePointer<SlotState>
-    /// Initialized exactly where the state is `full`.
-    private var entries: UnsafeMutablePointer<Entry>
+    /// The registered objects' addresses; meaningful where the state is `full`.
+    private var entries: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     private var capacity: Int
     /// `capacity - 1`; the capacity is a power of two, at least 16.
     private var mask: Int
@@ -69,8 +60,15 @@ final class RowRegistry {
     /// unlink when it goes (see `ModelContext.deinit`).
     let hasRelationships: Bool
 
-    init(hasRelationships: Bool = true) {
+    /// The object at an address as the entity's class: `as?` to a class
+    /// (a walk up its superclasses), made for the entity's own type.
+    private let modelAt: (AnyObject) -> (any PersistentModel)?
+
+    /// A registry for objects of `modelType` (and its subclasses); of any
+    /// model class when the type is not known.
+    init(modelType: (any PersistentModel.Type)?, hasRelationships: Bool = true) {
         self.hasRelationships = hasRelationships
+        modelAt = modelType.map { Self.cast(to: $0) } ?? { $0 as? any PersistentModel }
         capacity = 16
         mask = 15
         groupShift = 64 - 1
@@ -78,22 +76,50 @@ final class RowRegistry {
     }
 
     deinit {
-        for index in 0..<capacity where states[index] == .full { (entries + index).deinitialize(count: 1) }
+        for index in 0..<capacity where states[index] == .full { release(index) }
         Self.deallocate(rowIDs, states, entries)
+    }
+
+    private static func cast<Model: PersistentModel>(to type: Model.Type) -> (AnyObject) -> (any PersistentModel)? {
+        { $0 as? Model }
+    }
+
+    /// The object at `index`; nil once its deinit has begun.
+    @inline(__always)
+    private func object(at index: Int) -> (any PersistentModel)? {
+        guard let address = entries[index], swift_tryRetain(address) != nil else { return nil }
+        return modelAt(Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue())
+    }
+
+    /// Whether the object at `index` is being freed or is gone.
+    @inline(__always)
+    private func isFreed(_ index: Int) -> Bool {
+        guard let address = entries[index], swift_tryRetain(address) != nil else { return true }
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+        return false
+    }
+
+    /// Gives up the entry's unowned count.
+    @inline(__always)
+    private func release(_ index: Int) {
+        if let address = entries[index] { swift_unownedRelease(address) }
+        entries[index] = nil
     }
 
     private static func allocateSlots(
         _ count: Int
-    ) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<SlotState>, UnsafeMutablePointer<Entry>) {
+    ) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<SlotState>, UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
         let rowIDs = UnsafeMutablePointer<Int64>.allocate(capacity: count)
         rowIDs.initialize(repeating: 0, count: count)
         let states = UnsafeMutablePointer<SlotState>.allocate(capacity: count)
         states.initialize(repeating: .empty, count: count)
-        return (rowIDs, states, UnsafeMutablePointer<Entry>.allocate(capacity: count))
+        let entries = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: count)
+        return (rowIDs, states, entries)
     }
 
     private static func deallocate(
-        _ rowIDs: UnsafeMutablePointer<Int64>, _ states: UnsafeMutablePointer<SlotState>, _ entries: UnsafeMutablePointer<Entry>
+        _ rowIDs: UnsafeMutablePointer<Int64>, _ states: UnsafeMutablePointer<SlotState>,
+        _ entries: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) {
         rowIDs.deallocate()
         states.deallocate()
@@ -126,7 +152,7 @@ final class RowRegistry {
     /// The object registered for `rowID`, if any.
     subscript(rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        return found ? entries[index].model : nil
+        return found ? object(at: index) : nil
     }
 
     /// Registers `model` as the object of `rowID`, replacing any other.
@@ -137,12 +163,12 @@ final class RowRegistry {
 
     @inline(__always)
     private func register(_ model: any PersistentModel, at index: Int, found: Bool, rowID: Int64) {
-        // Each branch makes its entry in place: a shared local would be
-        // copied in (an unowned retain) and then destroyed.
+        let address = swift_unownedRetain(unownedAddress(of: model))
         if found {
-            entries[index] = Entry(model: model)
+            release(index)
+            entries[index] = address
         } else {
-            (entries + index).initialize(to: Entry(model: model))
+            entries[index] = address
             occupy(index, rowID: rowID)
         }
     }
@@ -152,7 +178,7 @@ final class RowRegistry {
     /// probe does both (a save registers every object it inserts).
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        if found, let existing = entries[index].model, existing !== model { return existing }
+        if found, let existing = object(at: index), existing !== model { return existing }
         register(model, at: index, found: found, rowID: rowID)
         return nil
     }
@@ -189,7 +215,7 @@ final class RowRegistry {
     /// being freed: a state is freed with its object, or after it.)
     func removeIfFreed(_ rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        if found, entries[index].isFreed { removeEntry(at: index) }
+        if found, isFreed(index) { removeEntry(at: index) }
     }
 
     /// Every registered object, held strongly, so that the caller may change
@@ -198,7 +224,7 @@ final class RowRegistry {
         var models: [any PersistentModel] = []
         models.reserveCapacity(count)
         for index in 0..<capacity where states[index] == .full {
-            if let model = entries[index].model { models.append(model) }
+            if let model = object(at: index) { models.append(model) }
         }
         return models
     }
@@ -207,7 +233,7 @@ final class RowRegistry {
     /// continues past the slot.
     private func removeEntry(at index: Int) {
         count -= 1
-        (entries + index).deinitialize(count: 1)
+        release(index)
         if count == 0 {
             // Empty: every slot can be empty again, without tombstones.
             states.update(repeating: .empty, count: capacity)
@@ -233,9 +259,9 @@ final class RowRegistry {
             while states[index] == .full { index = (index + 1) & mask }
             rowIDs[index] = oldRowIDs[slot]
             states[index] = .full
-            (entries + index).moveInitialize(from: oldEntries + slot, count: 1)
+            entries[index] = oldEntries[slot]
         }
-        // Every entry was moved out; nothing is left to destroy.
+        // The addresses moved with their unowned counts.
         Self.deallocate(oldRowIDs, oldStates, oldEntries)
     }
 }
