@@ -122,8 +122,8 @@ struct ModelMembers {
     // them inside these functions.
     private var accessFunction: DeclSyntax {
         """
-        internal nonisolated func access<_$Member>(keyPath: KeyPath<\(type), _$Member>) {
-        _$modelState.access(self, keyPath: keyPath)
+        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
+        _$modelState.access(self, keyPath: keyPath())
         }
         """
     }

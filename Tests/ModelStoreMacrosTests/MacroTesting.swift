@@ -56,8 +56,8 @@ func emptyModelMembers(_ type: String) -> String {
             []
         }
 
-        internal nonisolated func access<_$Member>(keyPath: KeyPath<\(type), _$Member>) {
-            _$modelState.access(self, keyPath: keyPath)
+        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
+            _$modelState.access(self, keyPath: keyPath())
         }
 
         internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

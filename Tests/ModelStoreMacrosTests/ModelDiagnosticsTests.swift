@@ -378,8 +378,8 @@ struct ModelDiagnosticsTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath)
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                        _$modelState.access(self, keyPath: keyPath())
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

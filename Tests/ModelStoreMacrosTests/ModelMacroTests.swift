@@ -92,8 +92,8 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath)
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                        _$modelState.access(self, keyPath: keyPath())
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -262,8 +262,8 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Counter, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath)
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Counter, _$Member>) {
+                        _$modelState.access(self, keyPath: keyPath())
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Counter, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -325,8 +325,8 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath)
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                        _$modelState.access(self, keyPath: keyPath())
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -383,8 +383,8 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: KeyPath<Photo, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath)
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Photo, _$Member>) {
+                        _$modelState.access(self, keyPath: keyPath())
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Photo, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

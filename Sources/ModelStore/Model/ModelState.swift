@@ -68,10 +68,14 @@ public final class ModelState {
     }
 
     /// Reports a read of `keyPath` to Observation; called by generated getters.
+    ///
+    /// The key path is made only when Observation needs it: building one
+    /// (`swift_getKeyPath`, a retain and a release) cost as much as the rest
+    /// of an untracked read of an object without a registrar.
     @inlinable
-    public func access<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+    public func access<Subject: Observable, Member>(_ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>) {
         if let registrarBox {
-            registrarBox.registrar.access(subject, keyPath: keyPath)
+            registrarBox.registrar.access(subject, keyPath: keyPath())
         } else {
             accessWithoutRegistrar(subject, keyPath: keyPath)
         }
@@ -81,9 +85,9 @@ public final class ModelState {
     /// the read can register an observer. Out of line, so that the getters
     /// stay small.
     @usableFromInline
-    func accessWithoutRegistrar<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+    func accessWithoutRegistrar<Subject: Observable, Member>(_ subject: Subject, keyPath: () -> KeyPath<Subject, Member>) {
         guard ObservationProbe.isTracking else { return }
-        makeRegistrarBox().registrar.access(subject, keyPath: keyPath)
+        makeRegistrarBox().registrar.access(subject, keyPath: keyPath())
     }
 
     /// Runs a write of `keyPath`, telling observers and `objectWillChange`
