@@ -1,3 +1,5 @@
+import CSQLite
+
 /// What `init(_$row:)` learns about an object's relationships while it reads
 /// a row: which ones are faults (loaded on first access), and for to-one
 /// faults, the related row's key. One reader serves a whole fetch.
@@ -122,20 +124,26 @@ extension PersistentRow {
     func relationshipColumn(at ordinal: Int, isOptional: Bool) throws(ModelStoreError)
         -> (registered: (any PersistentModel)?, foreignKey: Int64?)
     {
-        // The reader is used in place, not bound to a constant: the copy of
-        // the optional reference went through the runtime's value witnesses,
-        // about 200 instructions per row.
-        guard relationships != nil, let relationship = table.relationships?.relationship(at: ordinal) else {
-            throw invalidValue(ordinal, "the entity's relationships are unknown")
+        // The table and reader are used through guaranteed references: a
+        // strong copy of each (and its release) cost four atomic operations
+        // per row.
+        let column: RelationshipColumn = unmanagedTable._withUnsafeGuaranteedRef { table in
+            guard let reader = unmanagedRelationships, let relationship = table.relationships?.relationship(at: ordinal)
+            else { return .unknown }
+            guard relationship.holdsForeignKey else { return .noColumn }
+            let cell = unmanagedStatement._withUnsafeGuaranteedRef { $0.cell(at: Int32(ordinal + 1)) }
+            guard cell.typeCode != SQLITE_NULL else { return .null }
+            let foreignKey = cell.int64
+            return .key(foreignKey, registered: reader._withUnsafeGuaranteedRef { $0.registered(relationship, foreignKey) })
         }
-        guard relationship.holdsForeignKey else { return (nil, nil) }
-        let cell = statement.cell(at: Int32(ordinal + 1))
-        guard cell.storage != .null else {
+        switch column {
+        case .unknown: throw invalidValue(ordinal, "the entity's relationships are unknown")
+        case .noColumn: return (nil, nil)
+        case .null:
             if isOptional { return (nil, nil) }
             throw invalidValue(ordinal, "a non-optional relationship has no related object")
+        case .key(let foreignKey, let registered): return (registered, foreignKey)
         }
-        let foreignKey = cell.int64
-        return (relationships?.registered(relationship, foreignKey), foreignKey)
     }
 
     /// A relationship whose objects are not registered: an optional or
@@ -158,4 +166,14 @@ extension PersistentRow {
         }
         return try reader.load(relationship, rowID, foreignKey)
     }
+}
+
+/// What a row's relationship column holds; see `PersistentRow.relationshipColumn`.
+private enum RelationshipColumn {
+    /// The entity's relationships are not known.
+    case unknown
+    /// The relationship has no column in this row's table.
+    case noColumn
+    case null
+    case key(Int64, registered: (any PersistentModel)?)
 }

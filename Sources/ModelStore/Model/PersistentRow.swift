@@ -10,16 +10,16 @@ public struct PersistentRow {
     // it to the initializer and dropping it costs no retain or release: a
     // row's statement, table, reader and bit set are kept alive by the fetch
     // that reads it (`withRow`), and a row is valid only during the
-    // `init(_$row:)` call that receives it. The statement, read for every
-    // column, is unmanaged: used through `_withUnsafeGuaranteedRef`, it is
-    // not retained either (an `unowned(unsafe)` field would be, per read).
+    // `init(_$row:)` call that receives it. The references are unmanaged:
+    // used through `_withUnsafeGuaranteedRef`, they are not retained either
+    // (an `unowned(unsafe)` field is, per read).
     @usableFromInline let unmanagedStatement: Unmanaged<Statement>
-    unowned(unsafe) let table: EntityTable
+    let unmanagedTable: Unmanaged<EntityTable>
     /// The row's primary key.
     public let rowID: Int64
     /// Where relationship columns are resolved and faults noted; nil for an
     /// entity without relationships.
-    unowned(unsafe) let relationships: RowRelationshipReader?
+    let unmanagedRelationships: Unmanaged<RowRelationshipReader>?
     /// The attributes a partial fetch did not select: they get a placeholder
     /// and become faults. Nil when the fetch selected them all.
     private let unfetchedProperties: UnsafePointer<PropertyBitSet>?
@@ -31,9 +31,9 @@ public struct PersistentRow {
         unfetched: UnsafePointer<PropertyBitSet>?
     ) {
         self.unmanagedStatement = Unmanaged.passUnretained(statement)
-        self.table = table
+        self.unmanagedTable = Unmanaged.passUnretained(table)
         self.rowID = rowID
-        self.relationships = relationships
+        self.unmanagedRelationships = relationships.map { Unmanaged.passUnretained($0) }
         self.unfetchedProperties = unfetched
         self.hasUnfetched = unfetched != nil
     }
@@ -65,7 +65,13 @@ public struct PersistentRow {
     }
 
     /// The statement whose current row this is.
-    var statement: Statement { unmanagedStatement.takeUnretainedValue()
+    var statement: Statement { unmanagedStatement.takeUnretainedValue() }
+
+    /// The row's entity table.
+    var table: EntityTable { unmanagedTable.takeUnretainedValue() }
+
+    /// The fetch's relationship reader; nil for an entity without relationships.
+    var relationships: RowRelationshipReader? { unmanagedRelationships?.takeUnretainedValue()
     }
 
     // The reading functions are inlinable, so that the initializer `@Model`
