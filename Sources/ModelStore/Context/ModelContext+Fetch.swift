@@ -24,9 +24,11 @@ extension ModelContext {
             // stored row (and unsaved objects, which have nothing to load).
             let wholeTable =
                 descriptor.predicate == nil && descriptor.fetchLimit == nil && (descriptor.fetchOffset ?? 0) <= 0
+            // Made here, where T is known, each element's existential is
+            // formed statically; passing `results` cast each one at run time.
             try prefetch(
-                descriptor.relationshipKeyPathsForPrefetching, of: results, table: try table(for: T.self),
-                wholeTable: wholeTable)
+                descriptor.relationshipKeyPathsForPrefetching, of: results.map { $0 as any PersistentModel },
+                table: try table(for: T.self), wholeTable: wholeTable)
         }
         return results
     }

@@ -24,10 +24,10 @@ final class ModelStateExtras {
     /// The row keys of to-one faults: which object to load on first access.
     /// Read and removed through `state.extras?`, so that a state without
     /// extras gets none from a removal.
-    var faultKeys: [Int: Int64] = [:]
+    var faultKeys: OrdinalMap<Int64> = [:]
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
-    var prefetched: [Int: [any PersistentModel]] = [:]
+    var prefetched: OrdinalMap<[any PersistentModel]> = [:]
 }
 
 extension ModelState {

@@ -9,7 +9,7 @@ final class RowRelationshipReader {
     // domain and no access to these spans a call, and the runtime's check
     // (two calls per access) cost more than the work on them.
     @exclusivity(unchecked) var faults = PropertyBitSet()
-    @exclusivity(unchecked) var faultKeys: [Int: Int64] = [:]
+    @exclusivity(unchecked) var faultKeys: OrdinalMap<Int64> = [:]
     /// The identity-map registry of an entity, by name; nil when the context
     /// has no object of it yet.
     private let registryNamed: (_ destination: String) -> RowRegistry?
