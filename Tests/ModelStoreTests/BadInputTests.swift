@@ -187,20 +187,41 @@ struct BadInputTests {
         }
     }
 
-    @Test func integerOutOfRangeForItsProperty() throws {
+    /// Values a STRICT table accepts that do not fit the property: each
+    /// decoder's error path (the fast paths are inlined into the app's code).
+    @Test(arguments: [
+        (#"UPDATE "AllTypes" SET "int8" = 300"#, "int8", "Int8"),
+        (#"UPDATE "AllTypes" SET "uint8" = -1"#, "uint8", "UInt8"),
+        (#"UPDATE "AllTypes" SET "bool" = 2"#, "bool", "0 or 1"),
+        (#"UPDATE "AllTypes" SET "double" = 'many'"#, "double", "expected REAL, found TEXT"),
+    ])
+    func storedValueThatDoesNotFitItsProperty(sql: String, property: String, reasonPart: String) throws {
         let directory = try TemporaryDirectory()
         let url = directory.file()
         let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
         let context = ModelContext(container)
         context.insert(AllTypes())
         try context.save()
-        try rawSQL(url, #"UPDATE "AllTypes" SET "int8" = 300"#)
+        try rawSQL(url, sql)
         #expect {
             try ModelContext(container).fetch(FetchDescriptor<AllTypes>())
         } throws: { error in
-            guard case ModelStoreError.invalidValue(_, "int8", 1, let reason, _) = error else { return false }
-            return reason.contains("Int8")
+            guard case ModelStoreError.invalidValue("AllTypes", property, 1, let reason, url.path) = error else { return false }
+            return reason.contains(reasonPart)
         }
+    }
+
+    @Test func aStoredNaNTextReadsAsNaN() throws {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.insert(AllTypes())
+        try context.save()
+        try rawSQL(url, #"UPDATE "AllTypes" SET "double" = 'NaN', "date" = 86400"#)
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
+        #expect(fetched.double.isNaN)
+        #expect(fetched.date == Date(timeIntervalSince1970: 86400))
     }
 
     @Test func strictTablesRefuseWrongTypesFromOtherTools() throws {
