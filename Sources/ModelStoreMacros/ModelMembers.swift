@@ -48,7 +48,8 @@ struct ModelMembers {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
             "self._\(raw: property.name) = try row.value(at: \(literal: property.ordinal), as: (\(property.type)).self)"
         }
-        let body = CodeBlockItemListSyntax(assignments.map { $0.with(\.leadingTrivia, .newline) })
+        let attach: CodeBlockItemSyntax = "row.attach(self._$modelState)"
+        let body = CodeBlockItemListSyntax((assignments + [attach]).map { $0.with(\.leadingTrivia, .newline) })
         return """
             public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
             }

@@ -43,6 +43,7 @@ func emptyModelMembers(_ type: String) -> String {
         public let _$modelState = ModelStore.ModelState()
 
         public required init(_$row row: ModelStore.PersistentRow) throws {
+            row.attach(self._$modelState)
         }
 
         public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {

@@ -358,6 +358,7 @@ struct ModelDiagnosticsTests {
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._nights = try row.value(at: 1, as: (Int).self)
+                        row.attach(self._$modelState)
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {

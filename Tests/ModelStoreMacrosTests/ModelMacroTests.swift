@@ -53,6 +53,7 @@ struct ModelMacroTests {
                         self._tags = try row.value(at: 4, as: ([String]).self)
                         self._status = try row.value(at: 5, as: (Status).self)
                         self._notes = try row.value(at: 6, as: (String?).self)
+                        row.attach(self._$modelState)
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -210,6 +211,7 @@ struct ModelMacroTests {
                         self._floor = try row.value(at: 5, as: (Int).self)
                         self._delta = try row.value(at: 6, as: (Double).self)
                         self._legacy = try row.value(at: 7, as: (String?).self)
+                        row.attach(self._$modelState)
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -302,6 +304,7 @@ struct ModelMacroTests {
                         self._stops = try row.value(at: 0, as: ([Stop]).self)
                         self._members = try row.value(at: 1, as: ([Person]?).self)
                         self._owner = try row.value(at: 2, as: (Person?).self)
+                        row.attach(self._$modelState)
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -361,6 +364,7 @@ struct ModelMacroTests {
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
                         self._default = try row.value(at: 1, as: (Int).self)
+                        row.attach(self._$modelState)
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {

@@ -27,6 +27,32 @@ struct IdentityTests {
         #expect(other[0].persistentModelID == first[0].persistentModelID)
     }
 
+    // An entity without relationships is registered after its rows are read
+    // (so that the identity map grows once): rows that already had an object
+    // must still get that object, in its place in the result.
+    @Test func aFetchMixingRegisteredAndNewRowsKeepsEachRowsObject() throws {
+        let store = try TestStore()
+        let container = try store.containerWithSavedTrips(40)
+        let context = ModelContext(container)
+        let table = try context.table(for: Trip.self)
+        let some = try context.fetch(
+            FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "T3" || $0.name == "T17" || $0.name == "T39" }))
+        #expect(some.count == 3)
+        #expect(context.registry(for: table).count == 3)
+
+        let all = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(all.count == 40)
+        #expect(context.registry(for: table).count == 40)
+        for trip in some {
+            let matches = all.filter { $0.name == trip.name }
+            #expect(matches.count == 1)
+            #expect(matches.first === trip, "the row's registered object, not a second one")
+        }
+        let again = try context.fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)]))
+        #expect(zip(all, again).allSatisfy { $0 === $1 }, "every new object was registered")
+        #expect(all.allSatisfy { $0.modelContext === context && !$0.persistentModelID.isTemporary })
+    }
+
     @Test func insertedObjectIsTheRowsObjectAfterSave() throws {
         let store = try TestStore()
         let context = ModelContext(try store.container())

@@ -176,7 +176,9 @@ extension ModelContext {
         _ type: T.Type, table: EntityTable, unfetched: PropertyBitSet, from statement: Statement
     ) throws -> [T] {
         let registry = registry(for: table)
-        let reader = rowRelationshipReader(for: table)
+        guard let reader = rowRelationshipReader(for: table) else {
+            return try readRowsRegisteringAfter(type, table: table, registry: registry, unfetched: unfetched, from: statement)
+        }
         // Collected as AnyObject: appending to an [T] inside this generic
         // function would look up Array<T>'s metadata on every append.
         var objects: [AnyObject] = []
@@ -187,11 +189,63 @@ extension ModelContext {
                 objects.append(model)
             }
         }
-        // Every element is a T (made by T's initializer, or checked with
-        // `is T`), and T is a class: an array of class references has the same
-        // layout whatever the class, so the array is reinterpreted in O(1)
-        // instead of being copied element by element.
-        return unsafeBitCast(objects, to: [T].self)
+        return Self.reinterpret(objects, as: T.self)
+    }
+
+    /// `readRows` for an entity without relationships, whose objects are
+    /// registered once all rows are read: then the identity map grows once,
+    /// to its final size, instead of doubling its way there (rehashing every
+    /// entry each time cost as much as registering them).
+    ///
+    /// Only without relationships: making an object with relationships can
+    /// look up another row of the same entity (a non-optional to-one),
+    /// which must find the objects made before it. Without them, nothing
+    /// runs between two rows but their initializers, and a SELECT of one
+    /// table has each row once; should a row still come twice, the object
+    /// registered first stands for it in the result.
+    private func readRowsRegisteringAfter<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, registry: RowRegistry, unfetched: PropertyBitSet, from statement: Statement
+    ) throws -> [T] {
+        var objects: [AnyObject] = []
+        // The row of each new object, in order; `reused` holds the
+        // positions in `objects` of registered objects (no new row).
+        var newRowIDs: [Int64] = []
+        var reused: [Int] = []
+        while try statement.step() {
+            let rowID = statement.int64(at: 0)
+            if let existing = registry[rowID] {
+                if let model = existing as? T {
+                    reused.append(objects.count)
+                    objects.append(model)
+                }
+                continue
+            }
+            objects.append(try makeModel(type, rowID: rowID, table: table, reader: nil, unfetched: unfetched, from: statement))
+            newRowIDs.append(rowID)
+        }
+        guard !newRowIDs.isEmpty else { return Self.reinterpret(objects, as: T.self) }
+        registry.reserveCapacity(registry.count + newRowIDs.count)
+        var reusedIndex = 0
+        var newIndex = 0
+        for position in objects.indices {
+            if reusedIndex < reused.count && reused[reusedIndex] == position {
+                reusedIndex += 1
+                continue
+            }
+            if let registered = registry.registerUnlessTaken(unsafeDowncast(objects[position], to: T.self), rowID: newRowIDs[newIndex]) {
+                objects[position] = registered
+            }
+            newIndex += 1
+        }
+        return Self.reinterpret(objects, as: T.self)
+    }
+
+    /// `objects` as `[T]`. Every element is a T (made by T's initializer, or
+    /// checked with `as? T`), and T is a class: an array of class references
+    /// has the same layout whatever the class, so the array is reinterpreted
+    /// in O(1) instead of being copied element by element.
+    private static func reinterpret<T: PersistentModel>(_ objects: [AnyObject], as type: T.Type) -> [T] {
+        unsafeBitCast(objects, to: [T].self)
     }
 
     /// The object for the statement's current row: the registered one, or a
@@ -209,16 +263,36 @@ extension ModelContext {
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry[rowID] { return existing as? T }
-        let model: T
-        if let reader {
-            model = try PersistentRow.withRow(
-                statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched, T.init(_$row:))
-            reader.moveFaults(to: model._$modelState)
-            if !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
+        let model = try makeModel(type, rowID: rowID, table: table, reader: reader, unfetched: unfetched, from: statement)
+        registry.register(model, rowID: rowID)
+        return model
+    }
+
+    /// A new object read from the statement's current row, owned by this
+    /// context but not registered yet.
+    private func makeModel<T: PersistentModel>(
+        _ type: T.Type, rowID: Int64, table: EntityTable, reader: RowRelationshipReader?,
+        unfetched: PropertyBitSet, from statement: Statement
+    ) throws -> T {
+        let (model, attached) = try PersistentRow.make(
+            statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched,
+            attachedState: attachedStateSlot, T.init(_$row:))
+        // The attached state lives as long as `model`; using it unretained
+        // spares the protocol witness that would hand out a retained one.
+        if let attached {
+            attached._withUnsafeGuaranteedRef { setUpFetched($0, rowID: rowID, table: table, reader: reader, unfetched: unfetched) }
         } else {
-            model = try PersistentRow.withRow(statement: statement, rowID: rowID, table: table, unfetched: unfetched, T.init(_$row:))
+            setUpFetched(model._$modelState, rowID: rowID, table: table, reader: reader, unfetched: unfetched)
         }
-        let state = model._$modelState
+        if reader != nil, !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
+        return model
+    }
+
+    @inline(__always)
+    private func setUpFetched(
+        _ state: ModelState, rowID: Int64, table: EntityTable, reader: RowRelationshipReader?, unfetched: PropertyBitSet
+    ) {
+        reader?.moveFaults(to: state)
         if !unfetched.isEmpty {
             for ordinal in unfetched { state.faults.insert(ordinal) }
         }
@@ -226,8 +300,6 @@ extension ModelContext {
         state.table = table
         state.lifecycle = .persisted
         state.rowID = rowID
-        registry.register(model, rowID: rowID)
-        return model
     }
 
     /// Relationships read with the row (a to-one whose object was

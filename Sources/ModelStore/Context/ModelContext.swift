@@ -65,6 +65,13 @@ public final class ModelContext {
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
+    /// Where a fetched object's initializer leaves its state (see
+    /// `PersistentRow.make`); allocated once, for every row this context reads.
+    let attachedStateSlot: UnsafeMutablePointer<Unmanaged<ModelState>?> = {
+        let slot = UnsafeMutablePointer<Unmanaged<ModelState>?>.allocate(capacity: 1)
+        slot.initialize(to: nil)
+        return slot
+    }()
 
     /// The error of the last relationship that could not be loaded on first
     /// access (a getter cannot throw): the property kept its unloaded value
@@ -84,6 +91,7 @@ public final class ModelContext {
     // make sense with their context (which loads and saves them), so when the
     // context goes, its objects let go of each other and the graph is freed.
     deinit {
+        defer { attachedStateSlot.deallocate() }
         var models = inserted.models + changed.models + deleted.models
         // Only objects with relationships can be part of a cycle.
         for registry in identityMap.values where registry.hasRelationships {

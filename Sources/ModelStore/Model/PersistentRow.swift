@@ -9,7 +9,7 @@ public struct PersistentRow {
     // Every field is a plain pointer or integer, so that making a row, passing
     // it to the initializer and dropping it costs no retain or release: a
     // row's statement, table, reader and bit set are kept alive by the fetch
-    // that reads it (`withRow`), and a row is valid only during the
+    // that reads it (`make`), and a row is valid only during the
     // `init(_$row:)` call that receives it. The references are unmanaged:
     // used through `_withUnsafeGuaranteedRef`, they are not retained either
     // (an `unowned(unsafe)` field is, per read).
@@ -25,10 +25,12 @@ public struct PersistentRow {
     private let unfetchedProperties: UnsafePointer<PropertyBitSet>?
     /// Whether there are unfetched attributes: read once per column.
     @usableFromInline let hasUnfetched: Bool
+    /// Where `attach(_:)` leaves the new object's state for the fetch.
+    @usableFromInline let attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>
 
     private init(
         statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader?,
-        unfetched: UnsafePointer<PropertyBitSet>?
+        unfetched: UnsafePointer<PropertyBitSet>?, attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>
     ) {
         self.unmanagedStatement = Unmanaged.passUnretained(statement)
         self.unmanagedTable = Unmanaged.passUnretained(table)
@@ -36,25 +38,54 @@ public struct PersistentRow {
         self.unmanagedRelationships = relationships.map { Unmanaged.passUnretained($0) }
         self.unfetchedProperties = unfetched
         self.hasUnfetched = unfetched != nil
+        self.attachedState = attachedState
     }
 
-    /// Calls `body` with the row of `rowID`, the statement's current row
+    /// Makes an object from the row of `rowID`, the statement's current row
     /// (column 0, which the caller has already read to look the row up in
-    /// the identity map). The arguments stay alive until `body` returns,
-    /// which is as long as the row may be used.
-    static func withRow<Result>(
+    /// the identity map), with `initializer`, and returns it with the state
+    /// the initializer attached (nil when it attached none). The arguments
+    /// stay alive until `initializer` returns, which is as long as the row
+    /// may be used; the state, as long as the object.
+    ///
+    /// `attachedState` is the context's slot for `attach(_:)`: one per
+    /// context, not per row, so that making a row allocates nothing. A
+    /// nested row (a non-optional to-one loaded by the initializer) uses
+    /// the same slot and leaves it empty, and `attach` is the initializer's
+    /// last call, so what the slot holds afterwards is this object's state.
+    @inline(__always)
+    static func make<Model>(
         statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader? = nil,
-        unfetched: PropertyBitSet = PropertyBitSet(), _ body: (PersistentRow) throws -> Result
-    ) rethrows -> Result {
-        // The arguments are borrowed for the whole call, so they outlive `body`.
+        unfetched: PropertyBitSet = PropertyBitSet(), attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>,
+        _ initializer: (PersistentRow) throws -> Model
+    ) rethrows -> (model: Model, state: Unmanaged<ModelState>?) {
+        attachedState.pointee = nil
+        // The arguments are borrowed for the whole call, so they outlive the initializer.
+        let model: Model
         if unfetched.isEmpty {
-            return try body(
-                PersistentRow(statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: nil))
+            model = try initializer(
+                PersistentRow(
+                    statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: nil,
+                    attachedState: attachedState))
+        } else {
+            model = try withUnsafePointer(to: unfetched) { unfetched in
+                try initializer(
+                    PersistentRow(
+                        statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: unfetched,
+                        attachedState: attachedState))
+            }
         }
-        return try withUnsafePointer(to: unfetched) { unfetched in
-            try body(
-                PersistentRow(statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: unfetched))
-        }
+        defer { attachedState.pointee = nil }
+        return (model, attachedState.pointee)
+    }
+
+    /// Hands the state of the object being made to the fetch, which sets it
+    /// up (owner, row, faults) without asking the object for it again: that
+    /// would be a call through the protocol's witness, a retain and a
+    /// release per fetched object. `@Model`'s `init(_$row:)` calls it last.
+    @inlinable
+    public func attach(_ state: ModelState) {
+        attachedState.pointee = Unmanaged.passUnretained(state)
     }
 
     @usableFromInline
@@ -151,6 +182,31 @@ public struct PersistentRow {
     public func value<Value: ColumnValue>(at ordinal: Int, as type: Value.Type) throws -> Value {
         if isUnfetched(ordinal) { return try unfetchedPrimitive(ordinal, Value.self) }
         return try decode(ordinal, Value._decode)
+    }
+
+    // `Int` and `Int?` spelled out: specialized for Int in the app's module,
+    // the generic functions above still called Int's `_decode` through the
+    // witness table (the optimizer devirtualized every other type's), a
+    // call and no inlining for the commonest column there is.
+
+    /// Reads an `Int`.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
+    public func value(at ordinal: Int, as type: Int.Type) throws -> Int {
+        if isUnfetched(ordinal) { return try unfetchedPrimitive(ordinal, Int.self) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            try Int._decode(from: statement, column: column)
+        }
+    }
+
+    /// Reads an optional `Int`; NULL is nil.
+    /// - Throws: `ModelStoreError.invalidValue`.
+    @inlinable
+    public func value(at ordinal: Int, as type: Int?.Type) throws -> Int? {
+        if isUnfetched(ordinal) { return try unfetchedOptionalPrimitive(ordinal, Int.self) }
+        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
+            statement.isNull(at: column) ? nil : try Int._decode(from: statement, column: column)
+        }
     }
 
     /// Reads an optional value stored as itself; NULL is nil.

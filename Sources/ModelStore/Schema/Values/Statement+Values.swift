@@ -17,6 +17,23 @@ extension Statement {
         try value._encode(into: self, at: index)
     }
 
+    // `Int` and `Int?` spelled out, for the reason given at
+    // `PersistentRow.value(at:as:)`'s: the generic functions called Int's
+    // `_encode` through the witness table.
+
+    /// Binds an `Int`.
+    /// - Throws: `SQLiteError`.
+    public func bindValue(_ value: Int, as type: Int.Type, at index: Int32) throws {
+        try bind(Int64(value), at: index)
+    }
+
+    /// Binds an optional `Int`; nil binds NULL.
+    /// - Throws: `SQLiteError`.
+    public func bindValue(_ value: Int?, as type: Int?.Type, at index: Int32) throws {
+        guard let value else { return try bindNull(at: index) }
+        try bind(Int64(value), at: index)
+    }
+
     /// Binds a value stored as its raw value.
     /// - Throws: `ValueCodingFailure`; `SQLiteError`.
     public func bindValue<Value: RawRepresentable & Codable>(_ value: Value, as type: Value.Type, at index: Int32) throws
