@@ -53,6 +53,37 @@ struct IdentityTests {
         #expect(all.allSatisfy { $0.modelContext === context && !$0.persistentModelID.isTemporary })
     }
 
+    // States hold their context through a link the context clears when it
+    // goes: objects that outlive it read no context, and can still be used.
+    @Test func objectsThatOutliveTheirContextHaveNone() throws {
+        let store = try TestStore()
+        let container = try store.containerWithSavedTrips(3)
+        var fetched: [Trip] = []
+        var inserted: Trip?
+        weak var weakContext: ModelContext?
+        do {
+            let context = ModelContext(container)
+            weakContext = context
+            fetched = try context.fetch(FetchDescriptor<Trip>())
+            fetched[0].destination = "changed"
+            let trip = makeTrip("new")
+            context.insert(trip)
+            inserted = trip
+            #expect(fetched[1].modelContext === context)
+            #expect(trip.hasChanges)
+        }
+        #expect(weakContext == nil)
+        #expect(fetched.allSatisfy { $0.modelContext == nil })
+        #expect(inserted?.modelContext == nil)
+        #expect(inserted?.hasChanges == false, "no context holds the insertion any more")
+        // Writes and reads still work; there is nobody to tell.
+        fetched[1].destination = "later"
+        #expect(fetched[1].destination == "later")
+        #expect(!fetched[1].persistentModelID.isTemporary)
+        fetched.removeAll()
+        inserted = nil
+    }
+
     @Test func insertedObjectIsTheRowsObjectAfterSave() throws {
         let store = try TestStore()
         let context = ModelContext(try store.container())

@@ -296,7 +296,7 @@ extension ModelContext {
         if !unfetched.isEmpty {
             for ordinal in unfetched { state.faults.insert(ordinal) }
         }
-        state.owner = self
+        state.ownerLink = ownerLink
         state.table = table
         state.lifecycle = .persisted
         state.rowID = rowID

@@ -65,6 +65,9 @@ public final class ModelContext {
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
+    /// The link this context's objects' states hold (see `OwnerLink`); made
+    /// when the first object joins.
+    @exclusivity(unchecked) fileprivate var ownerLinkStorage: OwnerLink?
     /// Where a fetched object's initializer leaves its state (see
     /// `PersistentRow.make`); allocated once, for every row this context reads.
     let attachedStateSlot: UnsafeMutablePointer<Unmanaged<ModelState>?> = {
@@ -91,6 +94,7 @@ public final class ModelContext {
     // make sense with their context (which loads and saves them), so when the
     // context goes, its objects let go of each other and the graph is freed.
     deinit {
+        ownerLinkStorage?.ownerWillDeinit()
         defer { attachedStateSlot.deallocate() }
         var models = inserted.models + changed.models + deleted.models
         // Only objects with relationships can be part of a cycle.
@@ -269,6 +273,13 @@ public final class ModelContext {
 }
 
 extension ModelContext: ModelStateOwner {
+    var ownerLink: OwnerLink {
+        if let ownerLinkStorage { return ownerLinkStorage }
+        let link = OwnerLink(self)
+        ownerLinkStorage = link
+        return link
+    }
+
     func adopt(_ model: any PersistentModel) {
         let state = model._$modelState
         guard state.owner == nil, state.lifecycle == .detached else { return }

@@ -15,6 +15,8 @@ enum ModelLifecycle: Sendable {
 /// The context-facing side of a model object, so that the Model layer does
 /// not depend on the Context layer above it.
 protocol ModelStateOwner: AnyObject {
+    /// The link its objects' states hold (see `OwnerLink`); one per owner.
+    var ownerLink: OwnerLink { get }
     /// Called once when an object's first property becomes dirty since the
     /// last save, so that the context keeps the object until it is saved.
     func modelDidBecomeDirty(_ model: any PersistentModel)
@@ -137,23 +139,12 @@ public final class ModelState {
     // confined to its context's isolation domain, no access to them spans a
     // call, and the runtime's check cost more than the save's own work on
     // them (two calls into the runtime per access).
-    /// The owning context, held without a weak reference (see
-    /// UnownedReferences.swift): every object's weak reference to it gave the
-    /// context a side table, and each of its retains and releases (one per
-    /// change tracked) the slow path.
-    @exclusivity(unchecked) private unowned var ownerObject: (any ModelStateOwner)?
-    @exclusivity(unchecked) private var ownerAddress: UnsafeMutableRawPointer?
+    /// The owning context's link (see `OwnerLink`); nil when there is none.
+    @exclusivity(unchecked) var ownerLink: OwnerLink?
     /// The owning context; nil when there is none or it is gone.
     var owner: (any ModelStateOwner)? {
-        get {
-            guard let ownerAddress else { return nil }
-            // The unowned field is optional only to be clearable; set with the address.
-            return loadUnlessFreed(ownerAddress) { ownerObject }.flatMap { $0 }
-        }
-        set {
-            ownerObject = newValue
-            ownerAddress = newValue.map { unownedAddress(of: $0) }
-        }
+        get { ownerLink?.owner }
+        set { ownerLink = newValue?.ownerLink }
     }
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
@@ -238,6 +229,32 @@ public final class ModelState {
             firstCommittedValue = ()
         }
         if let extras, !extras.moreCommitted.isEmpty { extras.moreCommitted = [:] }
+    }
+}
+
+/// What a model object's state holds of its context: the context holds its
+/// link, the states hold the link strongly, and the context clears the link
+/// when it goes, so that a state outliving its context reads no owner.
+///
+/// Not a weak or unowned reference to the context itself: a weak one gave
+/// the context a side table (and every retain and release of it the slow
+/// path); an unowned one cost two calls into the runtime's unowned count
+/// per fetched object (about a hundred instructions) and one more per read.
+/// A strong reference to the link costs an ordinary retain.
+final class OwnerLink {
+    // Confined, as the states that read it, to the context's isolation
+    // domain. Unowned(unsafe): valid while set, because the context clears
+    // it as the first thing its deinit does, before anything it runs can
+    // read it.
+    @exclusivity(unchecked) private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
+
+    init(_ owner: any ModelStateOwner) {
+        self.owner = owner
+    }
+
+    /// Called by the owner's deinit: from now on, states read no owner.
+    func ownerWillDeinit() {
+        owner = nil
     }
 }
 

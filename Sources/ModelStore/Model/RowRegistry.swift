@@ -11,7 +11,7 @@ import CSwiftRuntime
 /// gives every registered object a side table, an allocation per fetched
 /// object that also moves every later retain and release of it off the fast
 /// path. Reads retain the object only if its deinit has not begun
-/// (`swift_tryRetain`, as in UnownedReferences.swift), so an object being
+/// (`swift_tryRetain`), so an object being
 /// freed reads as absent, as through a weak reference, until its entry is
 /// removed. An entry is 8 bytes, not the 24 of an `unowned` existential and
 /// its address: the registry was a fifth of a fetch's memory, and fresh
@@ -163,7 +163,7 @@ final class RowRegistry {
 
     @inline(__always)
     private func register(_ model: any PersistentModel, at index: Int, found: Bool, rowID: Int64) {
-        let address = swift_unownedRetain(unownedAddress(of: model))
+        let address = swift_unownedRetain(Unmanaged.passUnretained(model as AnyObject).toOpaque())
         if found {
             release(index)
             entries[index] = address
