@@ -45,7 +45,7 @@ print("")
 let familySizes = selected.contains { $0.number == 7 } ? " (workload 7: \(scale.parents) parents × \(scale.childrenPerParent) children)" : ""
 print("N = \(scale.rows)\(familySizes), \(rounds) timed rounds (median), \(machine.processors) × \(machine.cpuModel), \(machine.operatingSystem)")
 print("ratio: median of per-round ratios to raw SQLite C (workload 10: to the @Observable class)")
-print("peak MiB: resident memory peak of the timed part\(Memory.canReset ? "" : " (process peak: clear_refs not writable)")")
+print("peak MiB: resident memory peak of the timed part, in a memory round of its own after the timed rounds\(Memory.canReset ? "" : " (process peak: clear_refs not writable)")")
 print("")
 print(Report.table(results))
 

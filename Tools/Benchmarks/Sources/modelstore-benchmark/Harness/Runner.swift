@@ -1,10 +1,18 @@
 import Foundation
 
 /// Runs workloads round by round: one warm-up round that is discarded, then
-/// the timed rounds. The contenders' order rotates each round, so none is
-/// always first (cold) or last. Each contender prepares in a fresh scratch
-/// folder, untimed; then its timed part runs with the peak memory reset
-/// before it; then its work is checked, untimed.
+/// the timed rounds, then one memory round. The contenders' order rotates
+/// each round, so none is always first (cold) or last. Each contender
+/// prepares in a fresh scratch folder, untimed; then its timed part runs;
+/// then its work is checked, untimed.
+///
+/// Peak memory is measured in a round of its own, because measuring it
+/// disturbs what is timed: the heap's free memory is handed back to the
+/// system first (`malloc_trim`), so that the peak is the part's own, and the
+/// part then pays a page fault for each page it allocates. On this VM such
+/// faults made the raw C contender's fetch of 100,000 rows take 28 to 49 ms
+/// from run to run (22 ms with a warm heap), and they weigh on every
+/// contender by how much it allocates, not by the work it does.
 struct Runner {
     let scale: Scale
     let rounds: Int
@@ -26,7 +34,6 @@ struct Runner {
                     guard !isWarmUp else { continue }
                     seconds[cases[index].contender] = measurement.seconds
                     results[index].seconds.append(measurement.seconds)
-                    if let peak = measurement.peakBytes { results[index].peakBytes.append(peak) }
                 case .failure(let error):
                     let message = "workload \(workload.number), \(cases[index].contender.rawValue), round \(round): \(error)"
                     log("  FAILED: \(message)")
@@ -37,6 +44,17 @@ struct Runner {
                 for index in results.indices {
                     if let own = seconds[results[index].contender] { results[index].ratios.append(own / base) }
                 }
+            }
+        }
+        log("  workload \(workload.number), memory round")
+        for index in cases.indices {
+            switch measure(cases[index], measuringMemory: true) {
+            case .success(let measurement):
+                if let peak = measurement.peakBytes { results[index].peakBytes.append(peak) }
+            case .failure(let error):
+                let message = "workload \(workload.number), \(cases[index].contender.rawValue), memory round: \(error)"
+                log("  FAILED: \(message)")
+                results[index].failures.append(message)
             }
         }
         for index in results.indices {
@@ -61,17 +79,19 @@ struct Runner {
         let peakBytes: Int?
     }
 
-    private func measure(_ testCase: Case) -> Result<Measurement, any Error> {
+    /// One run of a contender's part: its time, and its peak memory when
+    /// `measuringMemory` (then the time is not comparable; see the type).
+    private func measure(_ testCase: Case, measuringMemory: Bool = false) -> Result<Measurement, any Error> {
         let scratch: Scratch
         do { scratch = try Scratch.make() } catch { return .failure(error) }
         defer { scratch.remove() }
         return Result {
             let trial = try testCase.prepare(scratch)
-            Memory.resetPeak()
+            if measuringMemory { Memory.resetPeak() }
             let start = monotonicSeconds()
             try timedPart(trial.run)
             let seconds = monotonicSeconds() - start
-            let peak = Memory.peakBytes()
+            let peak = measuringMemory ? Memory.peakBytes() : nil
             try trial.check()
             return Measurement(seconds: seconds, peakBytes: peak)
         }
