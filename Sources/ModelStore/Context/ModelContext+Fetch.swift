@@ -211,9 +211,12 @@ extension ModelContext {
         // positions in `objects` of registered objects (no new row).
         var newRowIDs: [Int64] = []
         var reused: [Int] = []
+        // Nothing to look up in an empty identity map, and nothing this loop
+        // makes is registered before it ends.
+        let looksUp = registry.count > 0
         while try statement.step() {
             let rowID = statement.int64(at: 0)
-            if let existing = registry[rowID] {
+            if looksUp, let existing = registry[rowID] {
                 if let model = existing as? T {
                     reused.append(objects.count)
                     objects.append(model)
@@ -225,18 +228,25 @@ extension ModelContext {
         }
         guard !newRowIDs.isEmpty else { return Self.reinterpret(objects, as: T.self) }
         registry.reserveCapacity(registry.count + newRowIDs.count)
-        var reusedIndex = 0
-        var newIndex = 0
-        for position in objects.indices {
-            if reusedIndex < reused.count && reused[reusedIndex] == position {
-                reusedIndex += 1
-                continue
+        var taken: [(position: Int, model: any PersistentModel)] = []
+        objects.withUnsafeBufferPointer { objects in
+            var reusedIndex = 0
+            var newIndex = 0
+            for position in objects.indices {
+                if reusedIndex < reused.count && reused[reusedIndex] == position {
+                    reusedIndex += 1
+                    continue
+                }
+                // By address: the array keeps the object alive, and going
+                // through a reference would retain and release it.
+                let address = Unmanaged.passUnretained(objects[position]).toOpaque()
+                if let registered = registry.registerUnlessTaken(address: address, rowID: newRowIDs[newIndex]) {
+                    taken.append((position, registered))
+                }
+                newIndex += 1
             }
-            if let registered = registry.registerUnlessTaken(unsafeDowncast(objects[position], to: T.self), rowID: newRowIDs[newIndex]) {
-                objects[position] = registered
-            }
-            newIndex += 1
         }
+        for (position, registered) in taken { objects[position] = registered }
         return Self.reinterpret(objects, as: T.self)
     }
 

@@ -184,31 +184,6 @@ public struct PersistentRow {
         return try decode(ordinal, Value._decode)
     }
 
-    // `Int` and `Int?` spelled out: specialized for Int in the app's module,
-    // the generic functions above still called Int's `_decode` through the
-    // witness table (the optimizer devirtualized every other type's), a
-    // call and no inlining for the commonest column there is.
-
-    /// Reads an `Int`.
-    /// - Throws: `ModelStoreError.invalidValue`.
-    @inlinable
-    public func value(at ordinal: Int, as type: Int.Type) throws -> Int {
-        if isUnfetched(ordinal) { return try unfetchedPrimitive(ordinal, Int.self) }
-        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            try Int._decode(from: statement, column: column)
-        }
-    }
-
-    /// Reads an optional `Int`; NULL is nil.
-    /// - Throws: `ModelStoreError.invalidValue`.
-    @inlinable
-    public func value(at ordinal: Int, as type: Int?.Type) throws -> Int? {
-        if isUnfetched(ordinal) { return try unfetchedOptionalPrimitive(ordinal, Int.self) }
-        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            statement.isNull(at: column) ? nil : try Int._decode(from: statement, column: column)
-        }
-    }
-
     /// Reads an optional value stored as itself; NULL is nil.
     /// - Throws: `ModelStoreError.invalidValue`.
     @inlinable

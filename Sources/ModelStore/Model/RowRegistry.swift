@@ -158,12 +158,21 @@ final class RowRegistry {
     /// Registers `model` as the object of `rowID`, replacing any other.
     func register(_ model: any PersistentModel, rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        register(model, at: index, found: found, rowID: rowID)
+        register(Unmanaged.passUnretained(model as AnyObject).toOpaque(), at: index, found: found, rowID: rowID)
+    }
+
+    /// Registers the model object at `address` (which must be one of the
+    /// entity's models, alive) as `registerUnlessTaken(_:rowID:)` does.
+    func registerUnlessTaken(address: UnsafeMutableRawPointer, rowID: Int64) -> (any PersistentModel)? {
+        let (index, found) = slot(for: rowID)
+        if found, entries[index] != address, let existing = object(at: index) { return existing }
+        register(address, at: index, found: found, rowID: rowID)
+        return nil
     }
 
     @inline(__always)
-    private func register(_ model: any PersistentModel, at index: Int, found: Bool, rowID: Int64) {
-        let address = swift_unownedRetain(Unmanaged.passUnretained(model as AnyObject).toOpaque())
+    private func register(_ objectAddress: UnsafeMutableRawPointer, at index: Int, found: Bool, rowID: Int64) {
+        let address = swift_unownedRetain(objectAddress)
         if found {
             release(index)
             entries[index] = address
@@ -179,7 +188,7 @@ final class RowRegistry {
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
         if found, let existing = object(at: index), existing !== model { return existing }
-        register(model, at: index, found: found, rowID: rowID)
+        register(Unmanaged.passUnretained(model as AnyObject).toOpaque(), at: index, found: found, rowID: rowID)
         return nil
     }
 
