@@ -43,7 +43,8 @@ public final class Statement {
     unowned let connection: Connection
     /// True between the first `step()` and the next `reset()`; lets the
     /// connection count executions once, not once per row.
-    private(set) var isRunning = false
+    // Unchecked: read per row, and a statement is confined to its connection.
+    @exclusivity(unchecked) private(set) var isRunning = false
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
