@@ -43,7 +43,10 @@ struct ModelMembers {
     /// Reads every persisted property from its column, by ordinal.
     ///
     /// It assigns the backing fields directly: going through the tracked
-    /// setters would mark a freshly loaded object dirty.
+    /// setters would mark a freshly loaded object dirty. Its last call hands
+    /// the object's state to the fetch (`PersistentRow.attach`), which then
+    /// sets it up without a call through the protocol; it must stay last, so
+    /// that a row read while this one is (a loaded to-one) cannot take its place.
     private var rowInitializer: DeclSyntax {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
             "self._\(raw: property.name) = try row.value(at: \(literal: property.ordinal), as: (\(property.type)).self)"
