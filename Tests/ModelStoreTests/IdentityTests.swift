@@ -84,6 +84,24 @@ struct IdentityTests {
         inserted = nil
     }
 
+    // A fetch sets a new object's state up through the state its
+    // `init(_$row:)` attaches; one written by hand that attaches none still
+    // gets a fetched object's state (through `_$modelState`).
+    @Test func anInitializerThatAttachesNoStateStillGivesAFetchedObject() throws {
+        let store = try TestStore()
+        let container = try store.container([HandWrittenNote.self])
+        let writer = ModelContext(container)
+        writer.insert(HandWrittenNote(title: "kept"))
+        try writer.save()
+
+        let context = ModelContext(container)
+        let note = try #require(try context.fetch(FetchDescriptor<HandWrittenNote>()).first)
+        #expect(note.title == "kept")
+        #expect(note.modelContext === context)
+        #expect(!note.persistentModelID.isTemporary)
+        #expect(try context.fetch(FetchDescriptor<HandWrittenNote>()).first === note)
+    }
+
     @Test func insertedObjectIsTheRowsObjectAfterSave() throws {
         let store = try TestStore()
         let context = ModelContext(try store.container())
@@ -292,5 +310,28 @@ struct IdentityTests {
 
     deinit {
         onDeinit?()
+    }
+}
+
+/// A model conformed by hand, as `@Model` would, except that its
+/// `init(_$row:)` does not attach its state to the row.
+final class HandWrittenNote: PersistentModel {
+    let _$modelState = ModelState()
+    private(set) var title: String
+
+    init(title: String) {
+        self.title = title
+    }
+
+    required init(_$row row: PersistentRow) throws {
+        title = try row.value(at: 0, as: String.self)
+    }
+
+    func _$bindValue(_ ordinal: Int, to statement: Statement, at index: Int32) throws {
+        try statement.bindValue(title, as: String.self, at: index)
+    }
+
+    static var _$persistentProperties: [PropertyMetadata] {
+        [.attribute(name: "title", keyPath: \HandWrittenNote.title, type: String.self, ordinal: 0, options: [], originalName: nil)]
     }
 }
