@@ -111,20 +111,19 @@ extension PersistentRow {
         return try readGenerically(ordinal, as: Value?.self)
     }
 
+    // The generic path, out of line. Inside these functions `Value` is a
+    // type parameter, so `value(at:as:)` is the generic overload.
+
     /// The generic path, out of line.
     @usableFromInline @inline(never)
     func readGenerically<Value: ColumnValue>(_ ordinal: Int, as type: Value.Type) throws -> Value {
-        if isUnfetched(ordinal) { return try unfetchedPrimitive(ordinal, Value.self) }
-        return try decode(ordinal, Value._decode)
+        try value(at: ordinal, as: Value.self)
     }
 
     /// The generic path for an optional, out of line.
     @usableFromInline @inline(never)
     func readGenerically<Value: ColumnValue>(_ ordinal: Int, as type: Value?.Type) throws -> Value? {
-        if isUnfetched(ordinal) { return try unfetchedOptionalPrimitive(ordinal, Value.self) }
-        return try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            statement.isNull(at: column) ? nil : try Value._decode(from: statement, column: column)
-        }
+        try value(at: ordinal, as: Value?.self)
     }
 }
 
