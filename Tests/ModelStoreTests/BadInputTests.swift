@@ -14,6 +14,19 @@ struct BadInputTests {
         try connection.execute(sql)
     }
 
+    /// A store holding one saved `AllTypes` object, then changed by `sql`
+    /// behind ModelStore's back. The directory must outlive the container.
+    private func allTypesStore(changedBy sql: String) throws -> (container: ModelContainer, url: URL, directory: TemporaryDirectory) {
+        let directory = try TemporaryDirectory()
+        let url = directory.file()
+        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
+        let context = ModelContext(container)
+        context.insert(AllTypes())
+        try context.save()
+        try rawSQL(url, sql)
+        return (container, url, directory)
+    }
+
     @Test func fileThatIsNotSQLite() throws {
         let directory = try TemporaryDirectory()
         let url = directory.file("notes.txt")
@@ -172,15 +185,9 @@ struct BadInputTests {
     }
 
     @Test func jsonErrorsDoNotQuoteStoredValues() throws {
-        let directory = try TemporaryDirectory()
-        let url = directory.file()
-        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
-        let context = ModelContext(container)
-        context.insert(AllTypes())
-        try context.save()
-        try rawSQL(url, #"UPDATE "AllTypes" SET "statuses" = '["secret-value"]'"#)
+        let store = try allTypesStore(changedBy: #"UPDATE "AllTypes" SET "statuses" = '["secret-value"]'"#)
         #expect {
-            try ModelContext(container).fetch(FetchDescriptor<AllTypes>())
+            try ModelContext(store.container).fetch(FetchDescriptor<AllTypes>())
         } throws: { error in
             guard case ModelStoreError.invalidValue(_, "statuses", 1, let reason, _) = error else { return false }
             return !"\(error)".contains("secret-value") && reason.contains("[0]")
@@ -196,30 +203,18 @@ struct BadInputTests {
         (#"UPDATE "AllTypes" SET "double" = 'many'"#, "double", "expected REAL, found TEXT"),
     ])
     func storedValueThatDoesNotFitItsProperty(sql: String, property: String, reasonPart: String) throws {
-        let directory = try TemporaryDirectory()
-        let url = directory.file()
-        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
-        let context = ModelContext(container)
-        context.insert(AllTypes())
-        try context.save()
-        try rawSQL(url, sql)
+        let store = try allTypesStore(changedBy: sql)
         #expect {
-            try ModelContext(container).fetch(FetchDescriptor<AllTypes>())
+            try ModelContext(store.container).fetch(FetchDescriptor<AllTypes>())
         } throws: { error in
-            guard case ModelStoreError.invalidValue("AllTypes", property, 1, let reason, url.path) = error else { return false }
+            guard case ModelStoreError.invalidValue("AllTypes", property, 1, let reason, store.url.path) = error else { return false }
             return reason.contains(reasonPart)
         }
     }
 
     @Test func aStoredNaNTextReadsAsNaN() throws {
-        let directory = try TemporaryDirectory()
-        let url = directory.file()
-        let container = try ModelContainer(for: AllTypes.self, configurations: ModelConfiguration(url: url))
-        let context = ModelContext(container)
-        context.insert(AllTypes())
-        try context.save()
-        try rawSQL(url, #"UPDATE "AllTypes" SET "double" = 'NaN', "date" = 86400, "optionalDouble" = 'NaN'"#)
-        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<AllTypes>()).first)
+        let store = try allTypesStore(changedBy: #"UPDATE "AllTypes" SET "double" = 'NaN', "date" = 86400, "optionalDouble" = 'NaN'"#)
+        let fetched = try #require(try ModelContext(store.container).fetch(FetchDescriptor<AllTypes>()).first)
         #expect(fetched.double.isNaN)
         #expect(fetched.date == Date(timeIntervalSince1970: 86400))
         // An optional's unusual forms take the same (generic) path.
