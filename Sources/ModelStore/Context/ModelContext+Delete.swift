@@ -119,7 +119,7 @@ extension ModelContext {
                 state.extras?.prefetched[relationship.ordinal] = nil
                 setLoaded([], for: relationship, of: model)
             } else if let prefetched = state.extras?.prefetched[relationship.ordinal] {
-                state.extras?.prefetched[relationship.ordinal] = prefetched.filter { !plan.contains($0) }
+                state.extras?.prefetched[relationship.ordinal] = .models(prefetched.models.filter { !plan.contains($0) })
             }
             return
         }

@@ -140,7 +140,10 @@ extension ModelContext {
         try bind(statement)
         let registry = registry(for: table)
         let reader = rowRelationshipReader(for: table)
-        var run: [any PersistentModel] = []
+        // Each run is an array of T objects (see `RelatedObjects`), held as
+        // `[AnyObject]`: this function is not specialized, and appending to
+        // a `[T]` asked the runtime for the array's metadata per row.
+        var run: [AnyObject] = []
         var runKey: Int64 = 0
         var runHolder: Int?
         var started = false
@@ -148,7 +151,7 @@ extension ModelContext {
             let key = statement.int64(at: holderColumn)
             if key != runKey || !started {
                 if let runHolder, !run.isEmpty {
-                    holders.receive(run, from: runHolder)
+                    holders.receive(.objects(run, of: T.self), from: runHolder)
                     // The run handed over keeps its buffer; the next gets one
                     // of the same capacity, so that runs of equal length
                     // never grow.
@@ -171,7 +174,7 @@ extension ModelContext {
             else { continue }
             run.append(model)
         }
-        if let runHolder, !run.isEmpty { holders.receive(run, from: runHolder) }
+        if let runHolder, !run.isEmpty { holders.receive(.objects(run, of: T.self), from: runHolder) }
     }
 
     /// Makes loaded objects the value of a relationship that was a fault,

@@ -65,12 +65,13 @@ final class PrefetchHolders {
     /// Hands `models` to the holder at `index` (see `first(forKey:)`) and
     /// every other holder of its key. A key's rows normally come in one run;
     /// a later run is appended.
-    func receive(_ models: [any PersistentModel], from first: Int) {
+    func receive(_ models: RelatedObjects, from first: Int) {
         var index = first
         while index >= 0 {
             let state = holders[index]._$modelState
             if received[index] {
-                state.makeExtras().prefetched[ordinal, default: []].append(contentsOf: models)
+                let extras = state.makeExtras()
+                extras.prefetched[ordinal] = (extras.prefetched[ordinal] ?? .empty).appending(models)
             } else {
                 state.makeExtras().prefetched[ordinal] = models
                 received[index] = true
@@ -83,7 +84,7 @@ final class PrefetchHolders {
     /// faults resolve without reading the store.
     func finish() {
         for index in holders.indices where !received[index] {
-            holders[index]._$modelState.makeExtras().prefetched[ordinal] = []
+            holders[index]._$modelState.makeExtras().prefetched[ordinal] = .empty
         }
     }
 }

@@ -89,7 +89,15 @@ public final class ModelState {
     @usableFromInline
     func accessWithoutRegistrar<Subject: Observable, Member>(_ subject: Subject, keyPath: () -> KeyPath<Subject, Member>) {
         guard ObservationProbe.isTracking else { return }
-        makeRegistrarBox().registrar.access(subject, keyPath: keyPath())
+        accessMakingRegistrar(subject, keyPath: keyPath())
+    }
+
+    // Apart, so that an untracked read does not set up what this needs
+    // (ObservationRegistrar is resilient: its metadata is asked for, and
+    // stack space made, on entry to any function that holds one).
+    @inline(never)
+    private func accessMakingRegistrar<Subject: Observable, Member>(_ subject: Subject, keyPath: KeyPath<Subject, Member>) {
+        makeRegistrarBox().registrar.access(subject, keyPath: keyPath)
     }
 
     /// Runs a write of `keyPath`, telling observers and `objectWillChange`

@@ -27,7 +27,7 @@ final class ModelStateExtras {
     var faultKeys: OrdinalMap<Int64> = [:]
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
-    var prefetched: OrdinalMap<[any PersistentModel]> = [:]
+    var prefetched: OrdinalMap<RelatedObjects> = [:]
 }
 
 extension ModelState {

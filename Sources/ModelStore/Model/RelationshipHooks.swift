@@ -14,14 +14,14 @@ extension PersistentModel {
     /// for the array's metadata and grew it through witnesses.
     @inlinable
     public func _$faultValue<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
-        guard let models = _$faultModels(ordinal) else { return nil }
-        return Value._value(holding: models)
+        guard let related = _$faultModels(ordinal) else { return nil }
+        return related.value(as: Value.self)
     }
 
     /// The objects relationship fault `ordinal` resolves to, or nil; see
     /// `_$faultValue`.
     @usableFromInline
-    func _$faultModels(_ ordinal: Int) -> [any PersistentModel]? {
+    func _$faultModels(_ ordinal: Int) -> RelatedObjects? {
         let state = _$modelState
         guard state.faults.contains(ordinal) else { return nil }
         // The table's copy of the class's relationships, when the object has
@@ -32,13 +32,15 @@ extension PersistentModel {
             return nil
         }
         let prefetched = state.extras?.prefetched.removeValue(forKey: ordinal)
-        guard let models = prefetched ?? owner.loadRelationship(relationship, of: self) else { return nil }
+        guard let related = prefetched ?? owner.loadRelationship(relationship, of: self).map(RelatedObjects.models) else {
+            return nil
+        }
         state.faults.remove(ordinal)
         state.extras?.faultKeys[ordinal] = nil
         if relationship.schema.forwardsChanges {
-            relationship.accessor.updateForwarding(of: self, adding: models, removing: [])
+            relationship.accessor.updateForwarding(of: self, adding: related.models, removing: [])
         }
-        return models
+        return related
     }
 
     /// A relationship setter's check: false when nothing changes (the same

@@ -25,6 +25,10 @@ public protocol RelationshipValue: Equatable {
     static func _value(holding models: [any PersistentModel]) -> Self?
     /// The value holding exactly `model`, without building an array.
     static func _value(holdingOne model: any PersistentModel) -> Self?
+    /// The value holding exactly `objects`, an array of `elementType` held
+    /// as `[AnyObject]` (a prefetch's objects); nil when they do not fit, as
+    /// for `_value(holding:)`. An array of the element type is taken as it is.
+    static func _value(holdingObjects objects: [AnyObject], of elementType: any PersistentModel.Type) -> Self?
 }
 
 // The requirements' implementations; documented on `RelationshipValue`.
@@ -40,6 +44,13 @@ extension PersistentModel {
     }
 
     @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? { model as? Self }
+
+    @inlinable
+    public static func _value(holdingObjects objects: [AnyObject], of elementType: any PersistentModel.Type) -> Self? {
+        guard objects.count == 1 else { return nil }
+        if ObjectIdentifier(elementType) == ObjectIdentifier(Self.self) { return unsafeDowncast(objects[0], to: Self.self) }
+        return _value(holding: RelatedObjects.modelList(objects, of: elementType))
+    }
 }
 
 // The requirements' implementations; documented on `RelationshipValue`.
@@ -60,6 +71,12 @@ extension Optional: RelationshipValue where Wrapped: RelationshipValue {
     @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? {
         guard let wrapped = Wrapped._value(holdingOne: model) else { return nil }
         return .some(.some(wrapped))
+    }
+
+    @inlinable
+    public static func _value(holdingObjects objects: [AnyObject], of elementType: any PersistentModel.Type) -> Self? {
+        if objects.isEmpty && !Wrapped._isToMany { return .some(nil) }
+        return Wrapped._value(holdingObjects: objects, of: elementType).map { .some($0) }
     }
 }
 
@@ -95,6 +112,16 @@ extension Array: RelationshipValue where Element: PersistentModel {
 
     @inlinable public static func _value(holdingOne model: any PersistentModel) -> Self? {
         (model as? Element).map { [$0] }
+    }
+
+    @inlinable
+    public static func _value(holdingObjects objects: [AnyObject], of elementType: any PersistentModel.Type) -> Self? {
+        // Every element is an `Element` (the array's own element type), so
+        // the array is one of `Element` already.
+        if ObjectIdentifier(elementType) == ObjectIdentifier(Element.self) {
+            return unsafeBitCast(objects, to: [Element].self)
+        }
+        return _value(holding: RelatedObjects.modelList(objects, of: elementType))
     }
 }
 

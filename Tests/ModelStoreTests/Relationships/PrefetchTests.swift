@@ -164,6 +164,49 @@ struct PrefetchTests {
         #expect([Stop]?._value(holding: stops)??.count == 2)
     }
 
+    @Test("A prefetch's array of the element class becomes a to-many's value as it is, without a copy")
+    func prefetchedArrayIsTakenAsItIs() throws {
+        let stops = [Stop(title: "a"), Stop(title: "b")]
+        let related = RelatedObjects(stops)
+        let value = try #require(related.value(as: [Stop].self))
+        let sameObjects = value.elementsEqual(stops) { $0 === $1 }
+        #expect(sameObjects)
+        let sameStorage = value.withUnsafeBufferPointer { taken in
+            stops.withUnsafeBufferPointer { original in taken.baseAddress == original.baseAddress }
+        }
+        #expect(sameStorage, "the prefetched array itself, not a copy")
+        #expect(related.value(as: [Stop]?.self)??.count == 2)
+        #expect(related.models.map { ($0 as? Stop)?.title } == ["a", "b"])
+        // Another element class does not fit; neither do two objects for a to-one.
+        #expect(related.value(as: [Graph.Tag].self) == nil)
+        #expect(related.value(as: Stop?.self) == nil)
+    }
+
+    @Test("Prefetched objects become to-one values: one object, or nil for none when optional")
+    func prefetchedToOne() {
+        let stop = Stop(title: "a")
+        #expect(RelatedObjects([stop]).value(as: Stop.self) === stop)
+        #expect(RelatedObjects([stop]).value(as: Stop?.self)?.map { $0 === stop } == true)
+        #expect(RelatedObjects([Stop]()).value(as: Stop?.self) == .some(nil))
+        #expect(RelatedObjects([Stop]()).value(as: Stop.self) == nil)
+        #expect(RelatedObjects([stop]).value(as: Graph.Tag?.self) == nil)
+    }
+
+    @Test("A holder's second run of prefetched rows is appended, staying one class's array when it can")
+    func prefetchedRunsAppend() {
+        let stops = [Stop(title: "a"), Stop(title: "b"), Stop(title: "c")]
+        let appended = RelatedObjects(Array(stops[0..<2])).appending(RelatedObjects([stops[2]]))
+        guard case .objects = appended else {
+            Issue.record("runs of one class stay an array of it")
+            return
+        }
+        #expect(appended.value(as: [Stop].self)?.map(\.title) == ["a", "b", "c"])
+        let mixed = appended.appending(.models([Graph.Tag(name: "sea")]))
+        #expect(mixed.models.count == 4)
+        #expect(mixed.value(as: [Stop].self) == nil)
+        #expect(RelatedObjects.empty.appending(RelatedObjects(stops)).value(as: [Stop].self)?.count == 3)
+    }
+
     @Test("Prefetched objects link back to their own holder, also in a relationship of an entity with itself")
     func backLinks() throws {
         let store = try TestStore()
