@@ -9,7 +9,7 @@ final class RowRelationshipReader {
     // domain and no access to these spans a call, and the runtime's check
     // (two calls per access) cost more than the work on them.
     @exclusivity(unchecked) var faults = PropertyBitSet()
-    @exclusivity(unchecked) var faultKeys: OrdinalMap<Int64> = [:]
+    @exclusivity(unchecked) var faultKeys: OrdinalMap<Int64> = OrdinalMap()
     /// The identity-map registry of an entity, by name; nil when the context
     /// has no object of it yet.
     private let registryNamed: (_ destination: String) -> RowRegistry?
@@ -61,14 +61,22 @@ final class RowRelationshipReader {
     }
 
     /// Notes that the rows read next name `model`, the registered object of
-    /// row `rowID`, through relationship `ordinal`: a prefetch knows the
-    /// holder its rows belong to, and a probe of a large identity map per
-    /// holder missed the cache twice.
+    /// row `rowID`, through relationship `ordinal`, which must be a column
+    /// of the reader's table: a prefetch knows the holder its rows belong
+    /// to, and a probe of a large identity map per holder missed the cache
+    /// twice.
     func expect(_ model: any PersistentModel, rowID: Int64, through ordinal: Int) {
         expectedOrdinal = ordinal
         expectedKey = rowID
         expectedModel = model
     }
+
+    /// Whether `expect` named an object for relationship `ordinal` (then a
+    /// column of the rows).
+    func expectsObject(through ordinal: Int) -> Bool { ordinal == expectedOrdinal }
+
+    /// The object `expect` named, when it is the one of row `rowID`.
+    func expectedObject(_ rowID: Int64) -> (any PersistentModel)? { rowID == expectedKey ? expectedModel : nil }
 
     /// Keeps a found object as the last one. Absence is not kept: the row's
     /// object may be registered later in the fetch (a nested load).
@@ -88,7 +96,7 @@ final class RowRelationshipReader {
         }
         if !faultKeys.isEmpty {
             state.makeExtras().faultKeys = faultKeys
-            faultKeys = [:]
+            faultKeys = OrdinalMap()
         }
     }
 }
@@ -128,8 +136,18 @@ extension PersistentRow {
         // strong copy of each (and its release) cost four atomic operations
         // per row.
         let column: RelationshipColumn = unmanagedTable._withUnsafeGuaranteedRef { table in
-            guard let reader = unmanagedRelationships, let relationship = table.relationships?.relationship(at: ordinal)
-            else { return .unknown }
+            guard let reader = unmanagedRelationships else { return .unknown }
+            // A prefetch's rows name their holder: known without looking the
+            // relationship up (a retain and release) or probing the identity map.
+            if reader._withUnsafeGuaranteedRef({ $0.expectsObject(through: ordinal) }) {
+                let cell = unmanagedStatement._withUnsafeGuaranteedRef { $0.cell(at: Int32(ordinal + 1)) }
+                guard cell.typeCode != SQLITE_NULL else { return .null }
+                let foreignKey = cell.int64
+                if let model = reader._withUnsafeGuaranteedRef({ $0.expectedObject(foreignKey) }) {
+                    return .key(foreignKey, registered: model)
+                }
+            }
+            guard let relationship = table.relationships?.relationship(at: ordinal) else { return .unknown }
             guard relationship.holdsForeignKey else { return .noColumn }
             let cell = unmanagedStatement._withUnsafeGuaranteedRef { $0.cell(at: Int32(ordinal + 1)) }
             guard cell.typeCode != SQLITE_NULL else { return .null }
