@@ -28,10 +28,19 @@ struct ScriptPlanner {
         case .sql(let sql):
             try flush()
             let name = "\(file): sql"
+            let scriptFile = file
             steps.append(
                 MigrationStep(name: name) { context in
                     context.record(PlannedStep(name: name, sql: [sql], rebuiltTables: [], destroysData: false))
+                    let before = try SchemaObjects(context.connection)
                     try context.connection.execute(sql)
+                    if let changes = before.changes(to: try SchemaObjects(context.connection)) {
+                        throw ModelStoreError.invalidMigrationScript(
+                            script: scriptFile,
+                            reason: "its SQL \(changes); SQL is for data only: change tables, columns and indexes with "
+                                + "the script's operations (addEntity, addAttribute, addIndex, ...) so that the stored "
+                                + "schema record follows")
+                    }
                 })
             return
         case .changeType(let entity, let attribute, let kind, let isOptional, let using):

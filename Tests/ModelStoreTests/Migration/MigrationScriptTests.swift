@@ -100,6 +100,48 @@ struct MigrationScriptTests {
         }
     }
 
+    @Test(
+        "SQL that changes tables or indexes is refused, naming the file and the change; the store is as it was",
+        arguments: [
+            ("ALTER TABLE \"Trip\" ADD COLUMN \"rating\" INTEGER;", "altered table \"Trip\""),
+            ("CREATE INDEX \"byName\" ON \"Trip\" (\"name\");", "created index \"byName\""),
+            ("DROP INDEX \"Trip.index(destination,startDate)\";", "dropped index \"Trip.index(destination,startDate)\""),
+        ])
+    func sqlChangingTablesIsRefused(sql: String, change: String) throws {
+        let url = try makeExampleV1Store()
+        let folder = try copyOfMigrations()
+        try sql.write(to: folder.appending(path: "0003_change_tables.sql"), atomically: true, encoding: .utf8)
+        let file = StoreFile(url: url)
+        let before = try file.everything()
+        var options = MigrationOptions()
+        options.takesSnapshot = false
+        options.runsScriptsInOneTransaction = true
+        #expect {
+            try StoreMigrator(storeAt: url, scriptsFolder: folder, options: options).apply()
+        } throws: { error in
+            guard case ModelStoreError.invalidMigrationScript(let script, let reason) = error else { return false }
+            return script.hasSuffix("0003_change_tables.sql") && reason.contains(change)
+                && reason.contains("for data only")
+        }
+        #expect(try file.everything() == before)
+    }
+
+    @Test("SQL that only changes rows runs, even when it makes and drops a temporary table")
+    func sqlWithTemporaryTable() throws {
+        let url = try makeExampleV1Store()
+        let folder = try copyOfMigrations()
+        try """
+            CREATE TEMP TABLE "renames" ("old" TEXT, "new" TEXT);
+            INSERT INTO "renames" VALUES ('Lisbon', 'Lisboa');
+            UPDATE "Trip" SET "name" = (SELECT "new" FROM "renames" WHERE "old" = "Trip"."name")
+                WHERE "name" IN (SELECT "old" FROM "renames");
+            DROP TABLE "renames";
+            """.write(to: folder.appending(path: "0003_rename_trips.sql"), atomically: true, encoding: .utf8)
+        try StoreMigrator(storeAt: url, scriptsFolder: folder).apply()
+        let names = try StoreFile(url: url).rows("SELECT name FROM Trip ORDER BY _pk")
+        #expect(names.first == [.text("Lisboa")])
+    }
+
     @Test("Model operations: add, rename, retype with an expression, make required with a backfill, unique, remove")
     func modelOperations() throws {
         let url = try makeExampleV1Store()
