@@ -46,6 +46,7 @@ let familySizes = selected.contains { $0.number == 7 } ? " (workload 7: \(scale.
 print("N = \(scale.rows)\(familySizes), \(rounds) timed rounds (median), \(machine.processors) × \(machine.cpuModel), \(machine.operatingSystem)")
 print("ratio: median of per-round ratios to raw SQLite C (workload 10: to the @Observable class)")
 print("peak MiB: resident memory peak of the timed part, in a memory round of its own after the timed rounds\(Memory.canReset ? "" : " (process peak: clear_refs not writable)")")
+print("faults: median minor page faults of the timed part (memory the heap took from the system)")
 print("")
 print(Report.table(results))
 

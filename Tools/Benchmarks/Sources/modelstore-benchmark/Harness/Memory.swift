@@ -27,6 +27,14 @@ enum Memory {
     /// VmHWM in bytes, or nil where /proc is missing.
     static func peakBytes() -> Int? { statusField("VmHWM:") }
 
+    /// Minor page faults of the process so far: pages the system mapped in
+    /// on first touch (fresh heap among them). Nil where getrusage fails.
+    static func minorFaults() -> Int? {
+        var usage = rusage()
+        guard getrusage(Int32(RUSAGE_SELF.rawValue), &usage) == 0 else { return nil }
+        return usage.ru_minflt
+    }
+
     /// VmRSS in bytes.
     static func currentBytes() -> Int? { statusField("VmRSS:") }
 

@@ -32,9 +32,12 @@ struct ContenderResults: Codable {
     var ratios: [Double] = []
     /// Peak resident bytes during the timed part, per timed round.
     var peakBytes: [Int] = []
+    /// Minor page faults during the timed part, per timed round.
+    var pageFaults: [Int] = []
     var medianSeconds: Double?
     var medianRatio: Double?
     var medianPeakBytes: Int?
+    var medianPageFaults: Int?
     /// Errors and failed checks; a contender with any is wrong.
     var failures: [String] = []
 }

@@ -13,6 +13,12 @@ import Foundation
 /// faults made the raw C contender's fetch of 100,000 rows take 28 to 49 ms
 /// from run to run (22 ms with a warm heap), and they weigh on every
 /// contender by how much it allocates, not by the work it does.
+///
+/// The timed rounds count the timed part's minor page faults: memory that
+/// the heap had to take from the system, which a contender pays for by the
+/// memory it needs beyond what the heap kept from earlier rounds (on this VM,
+/// a few microseconds a page). A contender whose time is much above its
+/// instruction count's share shows it here.
 struct Runner {
     let scale: Scale
     let rounds: Int
@@ -34,6 +40,7 @@ struct Runner {
                     guard !isWarmUp else { continue }
                     seconds[cases[index].contender] = measurement.seconds
                     results[index].seconds.append(measurement.seconds)
+                    if let faults = measurement.pageFaults { results[index].pageFaults.append(faults) }
                 case .failure(let error):
                     let message = "workload \(workload.number), \(cases[index].contender.rawValue), round \(round): \(error)"
                     log("  FAILED: \(message)")
@@ -62,6 +69,7 @@ struct Runner {
             if !result.seconds.isEmpty { results[index].medianSeconds = median(result.seconds) }
             if !result.ratios.isEmpty { results[index].medianRatio = median(result.ratios) }
             if !result.peakBytes.isEmpty { results[index].medianPeakBytes = Int(median(result.peakBytes.map(Double.init))) }
+            if !result.pageFaults.isEmpty { results[index].medianPageFaults = Int(median(result.pageFaults.map(Double.init))) }
         }
         let modelStore = results.first { $0.contender == .modelStore }
         let met = modelStore.flatMap { result -> Bool? in
@@ -77,6 +85,7 @@ struct Runner {
     private struct Measurement {
         let seconds: Double
         let peakBytes: Int?
+        let pageFaults: Int?
     }
 
     /// One run of a contender's part: its time, and its peak memory when
@@ -88,12 +97,15 @@ struct Runner {
         return Result {
             let trial = try testCase.prepare(scratch)
             if measuringMemory { Memory.resetPeak() }
+            let faultsBefore = Memory.minorFaults()
             let start = monotonicSeconds()
             try timedPart(trial.run)
             let seconds = monotonicSeconds() - start
+            let faultsAfter = Memory.minorFaults()
             let peak = measuringMemory ? Memory.peakBytes() : nil
             try trial.check()
-            return Measurement(seconds: seconds, peakBytes: peak)
+            let faults = faultsBefore.flatMap { before in faultsAfter.map { $0 - before } }
+            return Measurement(seconds: seconds, peakBytes: peak, pageFaults: faults)
         }
     }
 
