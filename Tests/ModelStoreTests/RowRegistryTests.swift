@@ -23,6 +23,24 @@ struct RowRegistryTests {
         #expect(Set(registry.models.map(ObjectIdentifier.init)) == Set(trips.map(ObjectIdentifier.init)))
     }
 
+    @Test("Reserving sizes the table in groups of eight, not powers of two, and a full reserved table finds every key")
+    func reservedTableOfAnySize() {
+        let registry = RowRegistry(modelType: Trip.self)
+        registry.reserveCapacity(100_000)
+        #expect(registry.slotCount == 133_336)
+        let small = RowRegistry(modelType: Trip.self)
+        small.reserveCapacity(Self.keys.count)
+        let slots = small.slotCount
+        #expect(slots % 8 == 0 && slots * 3 >= Self.keys.count * 4 && slots < Self.keys.count * 2)
+        let trips = Self.keys.map { _ in makeTrip() }
+        for (key, trip) in zip(Self.keys, trips) { small.register(trip, rowID: key) }
+        #expect(small.slotCount == slots, "the reserved table did not grow")
+        for (key, trip) in zip(Self.keys, trips) {
+            #expect(small[key] === trip, "key \(key)")
+        }
+        #expect(small[0] == nil)
+    }
+
     @Test func aRegistryWithoutAKnownTypeStillReturnsItsObjects() {
         let registry = RowRegistry(modelType: nil)
         let trip = makeTrip()
