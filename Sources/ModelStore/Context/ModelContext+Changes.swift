@@ -28,7 +28,7 @@ extension ModelContext {
         guard state.owner === self, state.lifecycle == .persisted || state.lifecycle == .deleted,
             let property = state.table?.entity.properties.first(where: { $0.keyPath == keyPath })
         else { return nil }
-        if state.dirty.contains(property.ordinal), let committed = state.committedValue(for: property.ordinal) {
+        if let committed = committedValue(of: model, state: state, ordinal: property.ordinal) {
             return committed as? Value
         }
         return model[keyPath: keyPath]
@@ -56,11 +56,28 @@ extension ModelContext {
         pendingWork = PendingSaveWork()
     }
 
+    /// The last saved value of property `ordinal` of `model` (whose state is
+    /// `state`), if it changed since.
+    func committedValue(of model: any PersistentModel, state: ModelState, ordinal: Int) -> Any? {
+        guard state.dirty.contains(ordinal) else { return nil }
+        // A payload left from before the last save is never read: the
+        // object's first change since overwrote it, or it is clean.
+        if let first = changed.committedValue(of: model, state: state), first.ordinal == ordinal { return first.value }
+        return state.extras?.moreCommitted[ordinal]
+    }
+
+    /// The last saved value of every property of `model` that changed since.
+    private func committedValues(of model: any PersistentModel, state: ModelState) -> [(ordinal: Int, value: Any)] {
+        state.dirty.compactMap { ordinal in
+            committedValue(of: model, state: state, ordinal: ordinal).map { (ordinal, $0) }
+        }
+    }
+
     private func restoreCommittedValues(of model: any PersistentModel) {
         let state = model._$modelState
         guard let properties = state.table?.entity.properties else { return }
         state.isApplyingStoredValues = true
-        for (ordinal, value) in state.committedValues {
+        for (ordinal, value) in committedValues(of: model, state: state) {
             _ = properties[ordinal].accessor.setValue(value, of: model)
         }
         state.isApplyingStoredValues = false

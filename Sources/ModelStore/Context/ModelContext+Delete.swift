@@ -89,7 +89,7 @@ extension ModelContext {
             changed.remove(model)
             deleted.remove(model)
             state.lifecycle = .deleted
-            state.owner = nil
+            state.leaveOwner()
             state.markClean()
             state.removeAllForwardingParents()
         }

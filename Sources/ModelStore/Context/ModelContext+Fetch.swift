@@ -317,8 +317,7 @@ extension ModelContext {
         if !unfetched.isEmpty {
             for ordinal in unfetched { state.faults.insert(ordinal) }
         }
-        state.ownerLink = ownerLink
-        state.table = table
+        state.link = stateLink(for: table)
         state.lifecycle = .persisted
         state.rowID = rowID
     }

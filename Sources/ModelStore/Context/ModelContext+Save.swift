@@ -235,7 +235,7 @@ extension ModelContext {
         existingState.markClean()
         changed.remove(existing)
         let state = model._$modelState
-        state.owner = nil
+        state.leaveOwner()
         state.lifecycle = .detached
     }
 }

@@ -56,7 +56,7 @@ extension ModelContext {
                 let members = uniqueModels(loaded).compactMap { member -> Int64? in
                     plan.contains(member) ? nil : member._$modelState.rowID
                 }
-                let old = (state.committedValue(for: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
+                let old = (committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
                 let removed = old.compactMap(\._$modelState.rowID).filter { !members.contains($0) }
                 try LinkWriter.writeLinks(
                     relationship.schema, inverse: relationship.inverse?.schema, holder: holder, members: members,

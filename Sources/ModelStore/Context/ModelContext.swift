@@ -49,7 +49,8 @@ public final class ModelContext {
     private var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
     /// Inserted objects not yet saved, in insertion order.
     @exclusivity(unchecked) var inserted = OrderedModels(.inserted)
-    /// Persisted objects with changed properties.
+    /// Persisted objects with changed properties, each with the last saved
+    /// value of its first changed property (the others' are in its state).
     @exclusivity(unchecked) var changed = OrderedModels(.changed)
     /// Persisted objects deleted, not yet saved.
     @exclusivity(unchecked) var deleted = OrderedModels(.deleted)
@@ -61,13 +62,16 @@ public final class ModelContext {
     @exclusivity(unchecked) var pendingWork = PendingSaveWork()
     /// The class inserted last and its table: a bulk insert inserts one
     /// class, and comparing it costs less than the store's lookup by type.
-    @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, table: EntityTable?)?
+    @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, link: StateLink)?
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
-    /// The link this context's objects' states hold (see `OwnerLink`); made
-    /// when the first object joins.
-    @exclusivity(unchecked) fileprivate var ownerLinkStorage: OwnerLink?
+    /// The links this context's objects' states hold, one per entity table
+    /// (see `StateLink`), each made when the first object of its table joins;
+    /// a handful, searched in order.
+    @exclusivity(unchecked) fileprivate var stateLinks: [StateLink] = []
+    /// The link asked for last.
+    @exclusivity(unchecked) fileprivate var lastStateLink: StateLink?
     /// Where a fetched object's initializer leaves its state (see
     /// `PersistentRow.make`); allocated once, for every row this context reads.
     let attachedStateSlot: UnsafeMutablePointer<Unmanaged<ModelState>?> = {
@@ -94,7 +98,7 @@ public final class ModelContext {
     // make sense with their context (which loads and saves them), so when the
     // context goes, its objects let go of each other and the graph is freed.
     deinit {
-        ownerLinkStorage?.ownerWillDeinit()
+        for link in stateLinks { link.ownerWillDeinit() }
         defer { attachedStateSlot.deallocate() }
         var models = inserted.models + changed.models + deleted.models
         // Only objects with relationships can be part of a cycle.
@@ -160,8 +164,7 @@ public final class ModelContext {
             return
         }
         precondition(state.lifecycle == .detached, "a deleted \(T.entityName) object cannot be inserted again; create a new one")
-        state.owner = self
-        state.table = table(for: T.self)
+        state.link = stateLink(for: T.self)
         state.lifecycle = .inserted
         pendingWork.noteInsert(into: state.table)
         // The temporary identifier is made when first asked for: a bulk insert
@@ -177,12 +180,12 @@ public final class ModelContext {
         }
     }
 
-    private func table<T: PersistentModel>(for type: T.Type) -> EntityTable? {
+    private func stateLink<T: PersistentModel>(for type: T.Type) -> StateLink {
         let id = ObjectIdentifier(type)
-        if let lastInsertedClass, lastInsertedClass.id == id { return lastInsertedClass.table }
-        let table = store.table(for: type)
-        lastInsertedClass = (id, table)
-        return table
+        if let lastInsertedClass, lastInsertedClass.id == id { return lastInsertedClass.link }
+        let link = stateLink(for: store.table(for: type))
+        lastInsertedClass = (id, link)
+        return link
     }
 
     /// Marks an object for deletion; `save()` removes its row. Deleting an
@@ -204,7 +207,7 @@ public final class ModelContext {
     }
 
     func detach(_ state: ModelState) {
-        state.owner = nil
+        state.leaveOwner()
         state.lifecycle = .detached
         state.markClean()
     }
@@ -273,10 +276,17 @@ public final class ModelContext {
 }
 
 extension ModelContext: ModelStateOwner {
-    var ownerLink: OwnerLink {
-        if let ownerLinkStorage { return ownerLinkStorage }
-        let link = OwnerLink(self)
-        ownerLinkStorage = link
+    func stateLink(for table: EntityTable?) -> StateLink {
+        // A fetch asks once per row, for one table.
+        if let lastStateLink, lastStateLink.table === table { return lastStateLink }
+        let link =
+            stateLinks.first { $0.table === table }
+            ?? {
+                let made = StateLink(owner: self, table: table)
+                stateLinks.append(made)
+                return made
+            }()
+        lastStateLink = link
         return link
     }
 
@@ -327,10 +337,10 @@ extension ModelContext: ModelStateOwner {
         existingRegistry(for: table)?.removeIfFreed(rowID)
     }
 
-    func modelDidBecomeDirty(_ model: any PersistentModel) {
+    func modelDidBecomeDirty(_ model: any PersistentModel, committed: consuming CommittedValue) {
         let state = model._$modelState
         if state.lifecycle == .persisted || state.lifecycle == .deleted {
-            changed.append(model)
+            changed.append(model, committed: committed)
             pendingWork.noteChange(in: state.table)
         }
         scheduleAutosave()

@@ -5,6 +5,13 @@
 /// Each object's position is kept in its state (`ModelState.pendingSlots`),
 /// not in a dictionary: a save of N new or changed objects otherwise hashed
 /// each of them into it, which cost more than its row's UPDATE.
+///
+/// The list of changed objects also keeps, beside each object, the last
+/// saved value of its first changed property (see
+/// `ModelContext.committedValue(of:state:ordinal:)`): kept in every
+/// object's state, it took 40 bytes of every fetched object, changed or not.
+/// A parallel array of concrete type, not a generic payload: the generic
+/// slot went through the runtime's value witnesses on every append.
 struct OrderedModels {
     /// Which of the object's positions this list keeps.
     enum List {
@@ -13,6 +20,8 @@ struct OrderedModels {
 
     private let list: List
     private var slots: [(any PersistentModel)?] = []
+    /// For the changed list, each slot's committed value; empty otherwise.
+    private var committed: [CommittedValue] = []
     private(set) var count = 0
 
     init(_ list: List) {
@@ -49,6 +58,7 @@ struct OrderedModels {
     }
 
     mutating func append(_ model: any PersistentModel) {
+        precondition(list != .changed, "changed objects come with their committed value")
         let state = model._$modelState
         guard slot(of: model, state: state) == nil else { return }
         setSlot(slots.count, of: state)
@@ -56,10 +66,35 @@ struct OrderedModels {
         count += 1
     }
 
+    /// Adds a changed object with the last saved value of its first changed
+    /// property; an object already in the list keeps its position and takes
+    /// the new value.
+    mutating func append(_ model: any PersistentModel, committed value: consuming CommittedValue) {
+        precondition(list == .changed, "only the list of changed objects keeps committed values")
+        let state = model._$modelState
+        if let index = slot(of: model, state: state) {
+            committed[index] = value
+            return
+        }
+        setSlot(slots.count, of: state)
+        slots.append(model)
+        committed.append(value)
+        count += 1
+    }
+
+    /// The committed value kept with `model` (whose state is `state`); nil
+    /// when it is not in the list or has none.
+    func committedValue(of model: any PersistentModel, state: ModelState) -> CommittedValue? {
+        guard let index = slot(of: model, state: state), index < committed.count, committed[index].ordinal >= 0
+        else { return nil }
+        return committed[index]
+    }
+
     mutating func remove(_ model: any PersistentModel) {
         let state = model._$modelState
         guard let index = slot(of: model, state: state) else { return }
         slots[index] = nil
+        if index < committed.count { committed[index] = .none }
         setSlot(-1, of: state)
         count -= 1
         if slots.count > 32 && count < slots.count / 2 { compact() }
@@ -69,6 +104,7 @@ struct OrderedModels {
     /// `slot(of:state:)` tells from real ones.
     mutating func removeAll() {
         slots.removeAll()
+        committed.removeAll()
         count = 0
     }
 
@@ -96,9 +132,22 @@ struct OrderedModels {
     }
 
     private mutating func compact() {
+        if !committed.isEmpty {
+            committed = zip(slots, committed).compactMap { slot, value in slot == nil ? nil : value }
+        }
         slots = slots.filter { $0 != nil }
         for (index, model) in slots.enumerated() {
             if let model { setSlot(index, of: model._$modelState) }
         }
     }
+}
+
+/// The last saved value of one property of a changed object.
+struct CommittedValue {
+    /// The property's ordinal; -1 for none.
+    let ordinal: Int
+    let value: Any
+
+    /// No value: the object had no row when it changed.
+    static var none: CommittedValue { CommittedValue(ordinal: -1, value: ()) }
 }

@@ -15,11 +15,13 @@ enum ModelLifecycle: Sendable {
 /// The context-facing side of a model object, so that the Model layer does
 /// not depend on the Context layer above it.
 protocol ModelStateOwner: AnyObject {
-    /// The link its objects' states hold (see `OwnerLink`); one per owner.
-    var ownerLink: OwnerLink { get }
+    /// The link its objects of `table` hold (see `StateLink`): one per
+    /// owner and table (nil: a type that is not in the owner's schema).
+    func stateLink(for table: EntityTable?) -> StateLink
     /// Called once when an object's first property becomes dirty since the
-    /// last save, so that the context keeps the object until it is saved.
-    func modelDidBecomeDirty(_ model: any PersistentModel)
+    /// last save, so that the context keeps the object until it is saved,
+    /// with that property's last saved value when the object has a row.
+    func modelDidBecomeDirty(_ model: any PersistentModel, committed: consuming CommittedValue)
     /// Called when the state of a saved object is freed, which happens while
     /// its object is freed, so that the context removes the row's entry (its
     /// identity map holds objects unowned; see `RowRegistry`). A context
@@ -41,7 +43,9 @@ protocol ModelStateOwner: AnyObject {
 ///
 /// Dirty tracking is a bit set indexed by property ordinal; the value a
 /// property had when it was last saved is kept only for properties that
-/// changed, so tracking costs nothing for objects that are only read.
+/// changed, so tracking costs nothing for objects that are only read: the
+/// first changed property's in the context's list of changed objects, the
+/// others' in the state's extras.
 public final class ModelState {
     /// The Observation registrar, made when a property is first read inside
     /// a tracking scope (see ObservationProbe.swift).
@@ -147,16 +151,22 @@ public final class ModelState {
     // confined to its context's isolation domain, no access to them spans a
     // call, and the runtime's check cost more than the save's own work on
     // them (two calls into the runtime per access).
-    /// The owning context's link (see `OwnerLink`); nil when there is none.
-    @exclusivity(unchecked) var ownerLink: OwnerLink?
+    /// The owning context and the entity's table (see `StateLink`); nil for
+    /// an object that was never inserted or fetched.
+    @exclusivity(unchecked) var link: StateLink?
     /// The owning context; nil when there is none or it is gone.
-    var owner: (any ModelStateOwner)? {
-        get { ownerLink?.owner }
-        set { ownerLink = newValue?.ownerLink }
-    }
+    var owner: (any ModelStateOwner)? { link?.owner }
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
-    @exclusivity(unchecked) var table: EntityTable?
+    var table: EntityTable? { link?.table }
+
+    /// Leaves the owning context; the object keeps its table.
+    func leaveOwner() {
+        guard let link, link.owner != nil else { return }
+        // Rare (a delete saved, an insert rolled back, an upsert's stand-in),
+        // so a link of its own rather than one more kept by the table.
+        self.link = link.table.map { StateLink(owner: nil, table: $0) }
+    }
     /// The row's key once the object is saved.
     @exclusivity(unchecked) var rowID: Int64?
     // The small fields side by side, so that they share one word.
@@ -171,11 +181,6 @@ public final class ModelState {
     // confined to its context's isolation domain and the bit set is never
     // accessed re-entrantly.
     @usableFromInline @exclusivity(unchecked) var dirty = PropertyBitSet()
-    /// The ordinal of the first changed property, whose last saved value is
-    /// kept inline (`firstCommittedValue`): most saves change one property
-    /// per object, and then no dictionary is allocated. -1 when none.
-    @exclusivity(unchecked) private var firstCommittedOrdinal = -1
-    @exclusivity(unchecked) private var firstCommittedValue: Any = ()
 
     /// The relationships not loaded yet (faults), by ordinal. Read by every
     /// generated getter, hence inline and unchecked like `dirty`.
@@ -192,7 +197,9 @@ public final class ModelState {
     public init() {}
 
     deinit {
-        if let owner, let table, let rowID { owner.modelStateWillDeinit(table: table, rowID: rowID) }
+        if let link, let owner = link.owner, let table = link.table, let rowID {
+            owner.modelStateWillDeinit(table: table, rowID: rowID)
+        }
     }
 
     /// Records that property `ordinal` is about to change from `old`.
@@ -202,29 +209,15 @@ public final class ModelState {
         guard !dirty.contains(ordinal), !isApplyingStoredValues, let owner else { return }
         let wasClean = dirty.isEmpty
         dirty.insert(ordinal)
-        if lifecycle == .persisted { setCommittedValue(old, for: ordinal) }
-        if wasClean { owner.modelDidBecomeDirty(model) }
-    }
-
-    private func setCommittedValue(_ value: Any, for ordinal: Int) {
-        if firstCommittedOrdinal < 0 {
-            firstCommittedOrdinal = ordinal
-            firstCommittedValue = value
-        } else {
-            makeExtras().moreCommitted[ordinal] = value
+        let hasRow = lifecycle == .persisted
+        if wasClean {
+            // Most saves change one property per object: its saved value
+            // goes with the object into the context's list of changed
+            // objects, and no dictionary is allocated.
+            owner.modelDidBecomeDirty(model, committed: hasRow ? CommittedValue(ordinal: ordinal, value: old) : .none)
+        } else if hasRow {
+            makeExtras().moreCommitted[ordinal] = old
         }
-    }
-
-    /// The last saved value of changed property `ordinal`, if it changed.
-    func committedValue(for ordinal: Int) -> Any? {
-        if firstCommittedOrdinal >= 0 && firstCommittedOrdinal == ordinal { return firstCommittedValue }
-        return extras?.moreCommitted[ordinal]
-    }
-
-    /// Every changed property's last saved value.
-    var committedValues: [(ordinal: Int, value: Any)] {
-        (firstCommittedOrdinal >= 0 ? [(firstCommittedOrdinal, firstCommittedValue)] : [])
-            + (extras?.moreCommitted ?? [:]).map { (ordinal: $0.key, value: $0.value) }
     }
 
     /// Forgets all changes: the object's values are now the saved ones.
@@ -232,32 +225,36 @@ public final class ModelState {
         // Tested before written: a save marks every inserted object clean,
         // and most of them never changed since they were made.
         if !dirty.isEmpty { dirty = PropertyBitSet() }
-        if firstCommittedOrdinal >= 0 {
-            firstCommittedOrdinal = -1
-            firstCommittedValue = ()
-        }
         if let extras, !extras.moreCommitted.isEmpty { extras.moreCommitted = [:] }
     }
 }
 
-/// What a model object's state holds of its context: the context holds its
-/// link, the states hold the link strongly, and the context clears the link
-/// when it goes, so that a state outliving its context reads no owner.
+/// What a model object's state holds of its context and entity: the context
+/// keeps one link per entity table, the states hold their link strongly, and
+/// the context clears its links' owner when it goes, so that a state
+/// outliving its context reads no owner (and still has its table, for its
+/// identifier).
 ///
 /// Not a weak or unowned reference to the context itself: a weak one gave
 /// the context a side table (and every retain and release of it the slow
 /// path); an unowned one cost two calls into the runtime's unowned count
 /// per fetched object (about a hundred instructions) and one more per read.
-/// A strong reference to the link costs an ordinary retain.
-final class OwnerLink {
+/// A strong reference to the link costs an ordinary retain, and one link for
+/// owner and table one retain per fetched object instead of two (each an
+/// atomic operation on a line that every object of the fetch shares).
+final class StateLink {
     // Confined, as the states that read it, to the context's isolation
     // domain. Unowned(unsafe): valid while set, because the context clears
     // it as the first thing its deinit does, before anything it runs can
     // read it.
     @exclusivity(unchecked) private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
+    /// The entity's table; nil for an object whose type is not in its
+    /// context's schema (its save throws).
+    let table: EntityTable?
 
-    init(_ owner: any ModelStateOwner) {
+    init(owner: (any ModelStateOwner)?, table: EntityTable?) {
         self.owner = owner
+        self.table = table
     }
 
     /// Called by the owner's deinit: from now on, states read no owner.
