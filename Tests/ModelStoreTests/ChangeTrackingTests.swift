@@ -66,6 +66,30 @@ struct ChangeTrackingTests {
         #expect(context.committedValue(of: fresh, \.destination) == nil)
     }
 
+    @Test func aChangeAfterASaveOrRollbackRecordsItsOwnCommittedValue() throws {
+        let (context, trip, _) = try savedTrip()
+        // First cycle: destination first, then notes.
+        trip.destination = "Spain"
+        trip.notes = "first"
+        try context.save()
+        // Second cycle: another property first; the first cycle's value must
+        // not stand in for it.
+        trip.notes = "second"
+        trip.destination = "France"
+        #expect(context.committedValue(of: trip, \.notes) == .some("first"))
+        #expect(context.committedValue(of: trip, \.destination) == "Spain")
+        context.rollback()
+        #expect(trip.notes == "first")
+        #expect(trip.destination == "Spain")
+        #expect(!context.hasChanges)
+        // Third cycle after the rollback.
+        trip.destination = "Italy"
+        #expect(context.committedValue(of: trip, \.destination) == "Spain")
+        #expect(context.committedValue(of: trip, \.notes) == .some("first"))
+        context.rollback()
+        #expect(trip.destination == "Spain")
+    }
+
     @Test func inPlaceMutationIsTracked() throws {
         let (context, trip, store) = try savedTrip()
         trip.tags.append("beach")

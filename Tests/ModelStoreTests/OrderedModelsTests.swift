@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-@Suite("Pending lists and committed values")
+@Suite("Per-object state: pending lists, committed values, links")
 struct OrderedModelsTests {
     @Test func changedObjectsKeepTheirCommittedValueThroughRemovalsAndCompaction() {
         var list = OrderedModels(.changed)
@@ -33,37 +33,6 @@ struct OrderedModelsTests {
         #expect(list.committedValue(of: unsaved, state: unsaved._$modelState) == nil)
         list.removeAll()
         #expect(list.committedValue(of: trips[35], state: trips[35]._$modelState) == nil)
-    }
-
-    @Test func aChangeAfterASaveOrRollbackRecordsItsOwnCommittedValue() throws {
-        let store = try TestStore()
-        let container = try store.container()
-        let writer = ModelContext(container)
-        writer.insert(makeTrip())
-        try writer.save()
-        let context = ModelContext(container)
-        let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
-
-        // First cycle: destination first, then notes.
-        trip.destination = "Spain"
-        trip.notes = "first"
-        try context.save()
-        // Second cycle: another property first; the first cycle's value must
-        // not stand in for it.
-        trip.notes = "second"
-        trip.destination = "France"
-        #expect(context.committedValue(of: trip, \.notes) == .some("first"))
-        #expect(context.committedValue(of: trip, \.destination) == "Spain")
-        context.rollback()
-        #expect(trip.notes == "first")
-        #expect(trip.destination == "Spain")
-        #expect(!context.hasChanges)
-        // Third cycle after the rollback.
-        trip.destination = "Italy"
-        #expect(context.committedValue(of: trip, \.destination) == "Spain")
-        #expect(context.committedValue(of: trip, \.notes) == .some("first"))
-        context.rollback()
-        #expect(trip.destination == "Spain")
     }
 
     @Test func objectsLeavingTheirContextKeepTheirEntityAndIdentifier() throws {
