@@ -14,7 +14,7 @@ struct ModelMembers {
     var originalName: String? = nil
 
     var declarations: [DeclSyntax] {
-        var result = [modelState, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+        var result = modelState + [rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
         // Only when declared, so that a class without them expands as before
         // (the protocol's defaults answer for it).
         if !constraints.isEmpty {
@@ -36,23 +36,44 @@ struct ModelMembers {
         return result
     }
 
-    private var modelState: DeclSyntax {
-        "public let _$modelState = ModelStore.ModelState()"
+    /// The object's state, made on first use (`_$modelState`), and what a
+    /// fetched object keeps of its row until then (`ModelStore.FetchedRow`),
+    /// so that an object that is fetched and only read allocates no state.
+    /// Unchecked exclusivity: both are read by every tracked accessor, and
+    /// the runtime's check would cost more than the accessor; an object is
+    /// confined to its context's isolation domain, and the library never
+    /// holds an access to them across a call.
+    private var modelState: [DeclSyntax] {
+        [
+            "@exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil",
+            "@exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()",
+            """
+            public var _$modelState: ModelStore.ModelState {
+            if let state = _$modelStateIfMade {
+            return state
+            }
+            let state = ModelStore.ModelState(fetched: _$fetchedRow)
+            _$modelStateIfMade = state
+            return state
+            }
+            """,
+        ]
     }
 
     /// Reads every persisted property from its column, by ordinal.
     ///
     /// It assigns the backing fields directly: going through the tracked
-    /// setters would mark a freshly loaded object dirty. Its last call hands
-    /// the object's state to the fetch (`PersistentRow.attach`), which then
-    /// sets it up without a call through the protocol; it must stay last, so
-    /// that a row read while this one is (a loaded to-one) cannot take its place.
+    /// setters would mark a freshly loaded object dirty. Its last statement
+    /// keeps what the object needs of its row to make its state later
+    /// (`PersistentRow.fetchedRow()`), which also tells the fetch that it
+    /// has no state to set up; it must stay last, so that a row read while
+    /// this one is (a loaded to-one) cannot take its place.
     private var rowInitializer: DeclSyntax {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
             "self._\(raw: property.name) = try row.value(at: \(literal: property.ordinal), as: (\(property.type)).self)"
         }
-        let attach: CodeBlockItemSyntax = "row.attach(self._$modelState)"
-        let body = CodeBlockItemListSyntax((assignments + [attach]).map { $0.with(\.leadingTrivia, .newline) })
+        let keepRow: CodeBlockItemSyntax = "self._$fetchedRow = row.fetchedRow()"
+        let body = CodeBlockItemListSyntax((assignments + [keepRow]).map { $0.with(\.leadingTrivia, .newline) })
         return """
             public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
             }
@@ -127,7 +148,11 @@ struct ModelMembers {
     private var accessFunction: DeclSyntax {
         """
         internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
-        _$modelState.access(self, keyPath: keyPath())
+        if let state = _$modelStateIfMade {
+        state.access(self, keyPath: keyPath())
+        } else {
+        ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+        }
         }
         """
     }

@@ -41,9 +41,10 @@ extension PersistedPropertyMacro: AccessorMacro {
         let storage = "_\(name.bareName)"
         // A relationship that is not loaded yet (a fault) is loaded on first
         // access. For an attribute the test is one inline bit test that is
-        // never true, and `_$faultValue` resolves to a generic no-op.
+        // never true, and `_$faultValue` resolves to a generic no-op. Faults
+        // live in the state: an object without one has none.
         let loadFault = """
-            if _$modelState.isFault(\(ordinal)), let value = _$faultValue(\(ordinal), as: type(of: \(storage))) {
+            if _$modelStateIfMade?.isFault(\(ordinal)) == true, let value = _$faultValue(\(ordinal), as: type(of: \(storage))) {
             \(storage) = value
             }
             """

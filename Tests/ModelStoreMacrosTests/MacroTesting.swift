@@ -40,10 +40,21 @@ func assertExpansion(
 /// every test that only cares about the properties can splice in.
 func emptyModelMembers(_ type: String) -> String {
     """
-        public let _$modelState = ModelStore.ModelState()
+        @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+        @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+        public var _$modelState: ModelStore.ModelState {
+            if let state = _$modelStateIfMade {
+                return state
+            }
+            let state = ModelStore.ModelState(fetched: _$fetchedRow)
+            _$modelStateIfMade = state
+            return state
+        }
 
         public required init(_$row row: ModelStore.PersistentRow) throws {
-            row.attach(self._$modelState)
+            self._$fetchedRow = row.fetchedRow()
         }
 
         public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -58,7 +69,11 @@ func emptyModelMembers(_ type: String) -> String {
         }
 
         internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
-            _$modelState.access(self, keyPath: keyPath())
+            if let state = _$modelStateIfMade {
+                state.access(self, keyPath: keyPath())
+            } else {
+                ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+            }
         }
 
         internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

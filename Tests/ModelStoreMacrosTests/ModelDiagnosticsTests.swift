@@ -353,12 +353,23 @@ struct ModelDiagnosticsTests {
                     @ModelStore._PersistedProperty(1)
                     var nights: Int
 
-                    public let _$modelState = ModelStore.ModelState()
+                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+                    public var _$modelState: ModelStore.ModelState {
+                        if let state = _$modelStateIfMade {
+                            return state
+                        }
+                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
+                        _$modelStateIfMade = state
+                        return state
+                    }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._nights = try row.value(at: 1, as: (Int).self)
-                        row.attach(self._$modelState)
+                        self._$fetchedRow = row.fetchedRow()
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -380,7 +391,11 @@ struct ModelDiagnosticsTests {
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath())
+                        if let state = _$modelStateIfMade {
+                            state.access(self, keyPath: keyPath())
+                        } else {
+                            ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+                        }
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

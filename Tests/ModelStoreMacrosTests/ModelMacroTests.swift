@@ -43,7 +43,18 @@ struct ModelMacroTests {
                         self.name = name; self.destination = destination; self.startDate = startDate
                     }
 
-                    public let _$modelState = ModelStore.ModelState()
+                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+                    public var _$modelState: ModelStore.ModelState {
+                        if let state = _$modelStateIfMade {
+                            return state
+                        }
+                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
+                        _$modelStateIfMade = state
+                        return state
+                    }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
@@ -53,7 +64,7 @@ struct ModelMacroTests {
                         self._tags = try row.value(at: 4, as: ([String]).self)
                         self._status = try row.value(at: 5, as: (Status).self)
                         self._notes = try row.value(at: 6, as: (String?).self)
-                        row.attach(self._$modelState)
+                        self._$fetchedRow = row.fetchedRow()
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -94,7 +105,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath())
+                        if let state = _$modelStateIfMade {
+                            state.access(self, keyPath: keyPath())
+                        } else {
+                            ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+                        }
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -200,7 +215,18 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(7)
                     var legacy: String!
 
-                    public let _$modelState = ModelStore.ModelState()
+                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+                    public var _$modelState: ModelStore.ModelState {
+                        if let state = _$modelStateIfMade {
+                            return state
+                        }
+                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
+                        _$modelStateIfMade = state
+                        return state
+                    }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._count = try row.value(at: 0, as: (Int).self)
@@ -211,7 +237,7 @@ struct ModelMacroTests {
                         self._floor = try row.value(at: 5, as: (Int).self)
                         self._delta = try row.value(at: 6, as: (Double).self)
                         self._legacy = try row.value(at: 7, as: (String?).self)
-                        row.attach(self._$modelState)
+                        self._$fetchedRow = row.fetchedRow()
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -265,7 +291,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Counter, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath())
+                        if let state = _$modelStateIfMade {
+                            state.access(self, keyPath: keyPath())
+                        } else {
+                            ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+                        }
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Counter, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -298,13 +328,24 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(2)
                     var owner: Person?
 
-                    public let _$modelState = ModelStore.ModelState()
+                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+                    public var _$modelState: ModelStore.ModelState {
+                        if let state = _$modelStateIfMade {
+                            return state
+                        }
+                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
+                        _$modelStateIfMade = state
+                        return state
+                    }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._stops = try row.value(at: 0, as: ([Stop]).self)
                         self._members = try row.value(at: 1, as: ([Person]?).self)
                         self._owner = try row.value(at: 2, as: (Person?).self)
-                        row.attach(self._$modelState)
+                        self._$fetchedRow = row.fetchedRow()
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -329,7 +370,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath())
+                        if let state = _$modelStateIfMade {
+                            state.access(self, keyPath: keyPath())
+                        } else {
+                            ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+                        }
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
@@ -359,12 +404,23 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(1)
                     private(set) var `default`: Int = 1
 
-                    public let _$modelState = ModelStore.ModelState()
+                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+
+                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+
+                    public var _$modelState: ModelStore.ModelState {
+                        if let state = _$modelStateIfMade {
+                            return state
+                        }
+                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
+                        _$modelStateIfMade = state
+                        return state
+                    }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
                         self._default = try row.value(at: 1, as: (Int).self)
-                        row.attach(self._$modelState)
+                        self._$fetchedRow = row.fetchedRow()
                     }
 
                     public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
@@ -388,7 +444,11 @@ struct ModelMacroTests {
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Photo, _$Member>) {
-                        _$modelState.access(self, keyPath: keyPath())
+                        if let state = _$modelStateIfMade {
+                            state.access(self, keyPath: keyPath())
+                        } else {
+                            ModelStore.ModelState.accessWithoutState(self, keyPath: keyPath())
+                        }
                     }
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Photo, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {

@@ -295,15 +295,25 @@ extension ModelContext {
         _ type: T.Type, rowID: Int64, table: EntityTable, reader: RowRelationshipReader?,
         unfetched: PropertyBitSet, from statement: Statement
     ) throws -> T {
-        let (model, attached) = try PersistentRow.make(
-            statement: statement, rowID: rowID, table: table, relationships: reader, unfetched: unfetched,
-            attachedState: attachedStateSlot, T.init(_$row:))
-        // The attached state lives as long as `model`; using it unretained
-        // spares the protocol witness that would hand out a retained one.
-        if let attached {
-            attached._withUnsafeGuaranteedRef { setUpFetched($0, rowID: rowID, table: table, reader: reader, unfetched: unfetched) }
-        } else {
-            setUpFetched(model._$modelState, rowID: rowID, table: table, reader: reader, unfetched: unfetched)
+        let link = stateLink(for: table)
+        let (model, handOver) = try PersistentRow.make(
+            statement: statement, rowID: rowID, table: table, link: link, relationships: reader, unfetched: unfetched,
+            handOver: handOverSlot, T.init(_$row:))
+        switch handOver {
+        case .fetchedRow:
+            // The object keeps its row and makes its state when it needs it:
+            // now, only if the row left faults.
+            if reader?.hasFaults == true || !unfetched.isEmpty {
+                setUpFaults(model._$modelState, reader: reader, unfetched: unfetched)
+            }
+        case .state(let attached):
+            // The attached state lives as long as `model`; using it unretained
+            // spares the protocol witness that would hand out a retained one.
+            attached._withUnsafeGuaranteedRef {
+                setUpFetched($0, rowID: rowID, link: link, reader: reader, unfetched: unfetched)
+            }
+        case .nothing:
+            setUpFetched(model._$modelState, rowID: rowID, link: link, reader: reader, unfetched: unfetched)
         }
         if reader != nil, !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         return model
@@ -311,15 +321,20 @@ extension ModelContext {
 
     @inline(__always)
     private func setUpFetched(
-        _ state: ModelState, rowID: Int64, table: EntityTable, reader: RowRelationshipReader?, unfetched: PropertyBitSet
+        _ state: ModelState, rowID: Int64, link: StateLink, reader: RowRelationshipReader?, unfetched: PropertyBitSet
     ) {
+        setUpFaults(state, reader: reader, unfetched: unfetched)
+        state.link = link
+        state.lifecycle = .persisted
+        state.rowID = rowID
+    }
+
+    @inline(__always)
+    private func setUpFaults(_ state: ModelState, reader: RowRelationshipReader?, unfetched: PropertyBitSet) {
         reader?.moveFaults(to: state)
         if !unfetched.isEmpty {
             for ordinal in unfetched { state.faults.insert(ordinal) }
         }
-        state.link = stateLink(for: table)
-        state.lifecycle = .persisted
-        state.rowID = rowID
     }
 
     /// Relationships read with the row (a to-one whose object was

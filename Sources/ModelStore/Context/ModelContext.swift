@@ -72,11 +72,12 @@ public final class ModelContext {
     @exclusivity(unchecked) fileprivate var stateLinks: [StateLink] = []
     /// The link asked for last.
     @exclusivity(unchecked) fileprivate var lastStateLink: StateLink?
-    /// Where a fetched object's initializer leaves its state (see
-    /// `PersistentRow.make`); allocated once, for every row this context reads.
-    let attachedStateSlot: UnsafeMutablePointer<Unmanaged<ModelState>?> = {
-        let slot = UnsafeMutablePointer<Unmanaged<ModelState>?>.allocate(capacity: 1)
-        slot.initialize(to: nil)
+    /// Where a fetched object's initializer says what it kept of its row
+    /// (see `PersistentRow.make`); allocated once, for every row this
+    /// context reads.
+    let handOverSlot: UnsafeMutablePointer<RowHandOver> = {
+        let slot = UnsafeMutablePointer<RowHandOver>.allocate(capacity: 1)
+        slot.initialize(to: .nothing)
         return slot
     }()
 
@@ -99,7 +100,7 @@ public final class ModelContext {
     // context goes, its objects let go of each other and the graph is freed.
     deinit {
         for link in stateLinks { link.ownerWillDeinit() }
-        defer { attachedStateSlot.deallocate() }
+        defer { handOverSlot.deallocate() }
         var models = inserted.models + changed.models + deleted.models
         // Only objects with relationships can be part of a cycle.
         for registry in identityMap.values where registry.hasRelationships {

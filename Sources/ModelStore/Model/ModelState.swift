@@ -196,6 +196,29 @@ public final class ModelState {
     /// Creates the state of a new object; `@Model` calls it.
     public init() {}
 
+    /// Creates the state of a fetched object from what its row left (see
+    /// `FetchedRow`): saved, in its context; or, for an object that was not
+    /// fetched, the state of a new object. `@Model` calls it on the object's
+    /// first use of its state.
+    public init(fetched row: borrowing FetchedRow) {
+        if let link = row.link {
+            self.link = link
+            rowID = row.rowID
+            lifecycle = .persisted
+        }
+    }
+
+    /// Reports a read of `keyPath` of an object that has no state yet (see
+    /// `FetchedRow`); called by generated getters. Outside a tracking scope
+    /// there is nothing to do; inside one, the read makes the state and its
+    /// registrar, as a read of an object with a state would.
+    public static func accessWithoutState<Subject: PersistentModel, Member>(
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
+    ) {
+        guard ObservationProbe.isTracking else { return }
+        subject._$modelState.access(subject, keyPath: keyPath())
+    }
+
     deinit {
         if let link, let owner = link.owner, let table = link.table, let rowID {
             owner.modelStateWillDeinit(table: table, rowID: rowID)

@@ -86,6 +86,9 @@ final class RowRelationshipReader {
         return model
     }
 
+    /// Whether the row read last left faults to hand over (`moveFaults`).
+    var hasFaults: Bool { !faults.isEmpty || !faultKeys.isEmpty }
+
     /// Hands the faults found for one object to its state, and starts afresh.
     func moveFaults(to state: ModelState) {
         // Most rows of a fetch have no faults to hand over (their to-one

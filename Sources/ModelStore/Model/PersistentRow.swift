@@ -25,67 +25,79 @@ public struct PersistentRow {
     private let unfetchedProperties: UnsafePointer<PropertyBitSet>?
     /// Whether there are unfetched attributes: read once per column.
     @usableFromInline let hasUnfetched: Bool
-    /// Where `attach(_:)` leaves the new object's state for the fetch.
-    @usableFromInline let attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>
+    /// The fetching context's link for the row's entity (see `StateLink`).
+    let unmanagedLink: Unmanaged<StateLink>
+    /// Where `fetchedRow()` and `attach(_:)` tell the fetch what the
+    /// initializer kept.
+    @usableFromInline let handOver: UnsafeMutablePointer<RowHandOver>
 
     private init(
-        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader?,
-        unfetched: UnsafePointer<PropertyBitSet>?, attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>
+        statement: Statement, rowID: Int64, table: EntityTable, link: StateLink, relationships: RowRelationshipReader?,
+        unfetched: UnsafePointer<PropertyBitSet>?, handOver: UnsafeMutablePointer<RowHandOver>
     ) {
         self.unmanagedStatement = Unmanaged.passUnretained(statement)
         self.unmanagedTable = Unmanaged.passUnretained(table)
         self.rowID = rowID
+        self.unmanagedLink = Unmanaged.passUnretained(link)
         self.unmanagedRelationships = relationships.map { Unmanaged.passUnretained($0) }
         self.unfetchedProperties = unfetched
         self.hasUnfetched = unfetched != nil
-        self.attachedState = attachedState
+        self.handOver = handOver
     }
 
     /// Makes an object from the row of `rowID`, the statement's current row
     /// (column 0, which the caller has already read to look the row up in
-    /// the identity map), with `initializer`, and returns it with the state
-    /// the initializer attached (nil when it attached none). The arguments
-    /// stay alive until `initializer` returns, which is as long as the row
-    /// may be used; the state, as long as the object.
+    /// the identity map), with `initializer`, and returns it with what the
+    /// initializer kept of the row (see `RowHandOver`). The arguments stay
+    /// alive until `initializer` returns, which is as long as the row may be
+    /// used; an attached state, as long as the object.
     ///
-    /// `attachedState` is the context's slot for `attach(_:)`: one per
-    /// context, not per row, so that making a row allocates nothing. A
-    /// nested row (a non-optional to-one loaded by the initializer) uses
-    /// the same slot and leaves it empty, and `attach` is the initializer's
-    /// last call, so what the slot holds afterwards is this object's state.
+    /// `handOver` is the context's slot: one per context, not per row, so
+    /// that making a row allocates nothing. A nested row (a non-optional
+    /// to-one loaded by the initializer) uses the same slot and leaves it
+    /// empty, and the initializer's hand-over is its last call, so what the
+    /// slot holds afterwards is this object's.
     @inline(__always)
     static func make<Model>(
-        statement: Statement, rowID: Int64, table: EntityTable, relationships: RowRelationshipReader? = nil,
-        unfetched: PropertyBitSet = PropertyBitSet(), attachedState: UnsafeMutablePointer<Unmanaged<ModelState>?>,
-        _ initializer: (PersistentRow) throws -> Model
-    ) rethrows -> (model: Model, state: Unmanaged<ModelState>?) {
-        attachedState.pointee = nil
+        statement: Statement, rowID: Int64, table: EntityTable, link: StateLink,
+        relationships: RowRelationshipReader? = nil, unfetched: PropertyBitSet = PropertyBitSet(),
+        handOver: UnsafeMutablePointer<RowHandOver>, _ initializer: (PersistentRow) throws -> Model
+    ) rethrows -> (model: Model, handOver: RowHandOver) {
+        handOver.pointee = .nothing
         // The arguments are borrowed for the whole call, so they outlive the initializer.
         let model: Model
         if unfetched.isEmpty {
             model = try initializer(
                 PersistentRow(
-                    statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: nil,
-                    attachedState: attachedState))
+                    statement: statement, rowID: rowID, table: table, link: link, relationships: relationships,
+                    unfetched: nil, handOver: handOver))
         } else {
             model = try withUnsafePointer(to: unfetched) { unfetched in
                 try initializer(
                     PersistentRow(
-                        statement: statement, rowID: rowID, table: table, relationships: relationships, unfetched: unfetched,
-                        attachedState: attachedState))
+                        statement: statement, rowID: rowID, table: table, link: link, relationships: relationships,
+                        unfetched: unfetched, handOver: handOver))
             }
         }
-        defer { attachedState.pointee = nil }
-        return (model, attachedState.pointee)
+        defer { handOver.pointee = .nothing }
+        return (model, handOver.pointee)
+    }
+
+    /// What the object being made keeps of its row until it needs its state
+    /// (see `FetchedRow`); the fetch then sets up no state unless the row
+    /// left faults. `@Model`'s `init(_$row:)` stores it last.
+    public func fetchedRow() -> FetchedRow {
+        handOver.pointee = .fetchedRow
+        return FetchedRow(link: unmanagedLink.takeUnretainedValue(), rowID: rowID)
     }
 
     /// Hands the state of the object being made to the fetch, which sets it
-    /// up (owner, row, faults) without asking the object for it again: that
-    /// would be a call through the protocol's witness, a retain and a
-    /// release per fetched object. `@Model`'s `init(_$row:)` calls it last.
+    /// up (owner, row, faults) without asking the object for it: for a model
+    /// that makes its state with the object instead of keeping a
+    /// `FetchedRow`. Its `init(_$row:)` calls it last.
     @inlinable
     public func attach(_ state: ModelState) {
-        attachedState.pointee = Unmanaged.passUnretained(state)
+        handOver.pointee = .state(Unmanaged.passUnretained(state))
     }
 
     @usableFromInline
@@ -235,4 +247,15 @@ public struct PersistentRow {
             statement.isNull(at: column) ? nil : try decodeJSON(Value.self, from: statement, column: column)
         }
     }
+}
+
+/// What an object's `init(_$row:)` kept of its row, for the fetch that made it.
+@usableFromInline
+enum RowHandOver {
+    /// Nothing: the fetch sets up the state the object has.
+    case nothing
+    /// The object's state, made with the object (`PersistentRow.attach`).
+    case state(Unmanaged<ModelState>)
+    /// A `FetchedRow`: the object has no state yet.
+    case fetchedRow
 }
