@@ -39,22 +39,33 @@ struct ModelMembers {
     /// The object's state, made on first use (`_$modelState`), and what a
     /// fetched object keeps of its row until then (`ModelStore.FetchedRow`),
     /// so that an object that is fetched and only read allocates no state.
-    /// Unchecked exclusivity: both are read by every tracked accessor, and
-    /// the runtime's check would cost more than the accessor; an object is
-    /// confined to its context's isolation domain, and the library never
-    /// holds an access to them across a call.
+    /// The state is lent (`_read`), not returned: a getter returned it
+    /// retained, and a setter paid a retain and a release for it; it is made
+    /// out of line, so that the accessors that use it stay small enough to
+    /// be inlined. An
+    /// object's state, once made, is never replaced, so the value yielded is
+    /// the one just tested or stored. Unchecked exclusivity: both fields are
+    /// read by every tracked accessor, and the runtime's check would cost
+    /// more than the accessor; an object is confined to its context's
+    /// isolation domain, and the library never holds an access to them
+    /// across a call.
     private var modelState: [DeclSyntax] {
         [
             "@exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil",
             "@exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()",
             """
             public var _$modelState: ModelStore.ModelState {
-            if let state = _$modelStateIfMade {
-            return state
+            _read {
+            if _$modelStateIfMade == nil {
+            _$makeModelState()
             }
-            let state = ModelStore.ModelState(fetched: _$fetchedRow)
-            _$modelStateIfMade = state
-            return state
+            yield _$modelStateIfMade.unsafelyUnwrapped
+            }
+            }
+            """,
+            """
+            @inline(never) private func _$makeModelState() {
+            _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
             }
             """,
         ]

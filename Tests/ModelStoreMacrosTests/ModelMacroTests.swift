@@ -48,12 +48,16 @@ struct ModelMacroTests {
                     @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
 
                     public var _$modelState: ModelStore.ModelState {
-                        if let state = _$modelStateIfMade {
-                            return state
+                        _read {
+                            if _$modelStateIfMade == nil {
+                                _$makeModelState()
+                            }
+                            yield _$modelStateIfMade.unsafelyUnwrapped
                         }
-                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
-                        _$modelStateIfMade = state
-                        return state
+                    }
+
+                    @inline(never) private func _$makeModelState() {
+                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
                     }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
@@ -220,12 +224,16 @@ struct ModelMacroTests {
                     @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
 
                     public var _$modelState: ModelStore.ModelState {
-                        if let state = _$modelStateIfMade {
-                            return state
+                        _read {
+                            if _$modelStateIfMade == nil {
+                                _$makeModelState()
+                            }
+                            yield _$modelStateIfMade.unsafelyUnwrapped
                         }
-                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
-                        _$modelStateIfMade = state
-                        return state
+                    }
+
+                    @inline(never) private func _$makeModelState() {
+                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
                     }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
@@ -333,12 +341,16 @@ struct ModelMacroTests {
                     @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
 
                     public var _$modelState: ModelStore.ModelState {
-                        if let state = _$modelStateIfMade {
-                            return state
+                        _read {
+                            if _$modelStateIfMade == nil {
+                                _$makeModelState()
+                            }
+                            yield _$modelStateIfMade.unsafelyUnwrapped
                         }
-                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
-                        _$modelStateIfMade = state
-                        return state
+                    }
+
+                    @inline(never) private func _$makeModelState() {
+                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
                     }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
@@ -409,12 +421,16 @@ struct ModelMacroTests {
                     @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
 
                     public var _$modelState: ModelStore.ModelState {
-                        if let state = _$modelStateIfMade {
-                            return state
+                        _read {
+                            if _$modelStateIfMade == nil {
+                                _$makeModelState()
+                            }
+                            yield _$modelStateIfMade.unsafelyUnwrapped
                         }
-                        let state = ModelStore.ModelState(fetched: _$fetchedRow)
-                        _$modelStateIfMade = state
-                        return state
+                    }
+
+                    @inline(never) private func _$makeModelState() {
+                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
                     }
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {

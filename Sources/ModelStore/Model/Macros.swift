@@ -21,7 +21,8 @@
 /// ```
 @attached(
     member,
-    names: named(_$modelState), named(_$modelStateIfMade), named(_$fetchedRow), named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
+    names: named(_$modelState), named(_$modelStateIfMade), named(_$fetchedRow), named(_$makeModelState),
+    named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
     named(withMutation), named(_$constraints), named(_$originalEntityName))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
