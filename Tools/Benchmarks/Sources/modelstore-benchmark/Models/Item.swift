@@ -50,10 +50,11 @@ class PlainItem {
 
 /// What the diagnostic contender "raw C + state object" fills (workload 2, no
 /// target): a `PlainItem` that also allocates, with itself, an object the
-/// size of the state every ModelStore object carries (`ModelState`, 104
-/// bytes with its header). It prices that second allocation on its own, the
-/// part of ModelStore's fetch time that no change to the fetch path can
-/// remove (see the README's Performance section).
+/// size of ModelStore's per-object state (`ModelState`, 104 bytes with its
+/// header). It prices that second allocation on its own: a fetched object
+/// paid it until states were made on first use, and an object still pays it
+/// when it is first written or observed (see the README's Performance
+/// section).
 final class PlainItemWithState: PlainItem {
     let state = StandInState()
 }
