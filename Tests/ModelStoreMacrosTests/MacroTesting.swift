@@ -36,11 +36,12 @@ func assertExpansion(
     )
 }
 
-/// The members `@Model` adds to a class with no persisted property, which
-/// every test that only cares about the properties can splice in.
-func emptyModelMembers(_ type: String) -> String {
-    """
-        @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+/// The members `@Model` adds to every model class for its state (see
+/// `ModelMembers.modelState`), indented as members of a class, for the
+/// expected expansions to splice in: the first line at the splice's own
+/// indentation, the others four spaces in.
+let modelStateMembers = """
+    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
 
         @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
 
@@ -56,6 +57,13 @@ func emptyModelMembers(_ type: String) -> String {
         @inline(never) private func _$makeModelState() {
             _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
         }
+    """
+
+/// The members `@Model` adds to a class with no persisted property, which
+/// every test that only cares about the properties can splice in.
+func emptyModelMembers(_ type: String) -> String {
+    """
+        \(modelStateMembers)
 
         public required init(_$row row: ModelStore.PersistentRow) throws {
             self._$fetchedRow = row.fetchedRow()

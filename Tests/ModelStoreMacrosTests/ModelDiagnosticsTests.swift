@@ -353,22 +353,7 @@ struct ModelDiagnosticsTests {
                     @ModelStore._PersistedProperty(1)
                     var nights: Int
 
-                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
-
-                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
-
-                    public var _$modelState: ModelStore.ModelState {
-                        _read {
-                            if _$modelStateIfMade == nil {
-                                _$makeModelState()
-                            }
-                            yield _$modelStateIfMade.unsafelyUnwrapped
-                        }
-                    }
-
-                    @inline(never) private func _$makeModelState() {
-                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
-                    }
+                    \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)

@@ -43,22 +43,7 @@ struct ModelMacroTests {
                         self.name = name; self.destination = destination; self.startDate = startDate
                     }
 
-                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
-
-                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
-
-                    public var _$modelState: ModelStore.ModelState {
-                        _read {
-                            if _$modelStateIfMade == nil {
-                                _$makeModelState()
-                            }
-                            yield _$modelStateIfMade.unsafelyUnwrapped
-                        }
-                    }
-
-                    @inline(never) private func _$makeModelState() {
-                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
-                    }
+                    \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
@@ -219,22 +204,7 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(7)
                     var legacy: String!
 
-                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
-
-                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
-
-                    public var _$modelState: ModelStore.ModelState {
-                        _read {
-                            if _$modelStateIfMade == nil {
-                                _$makeModelState()
-                            }
-                            yield _$modelStateIfMade.unsafelyUnwrapped
-                        }
-                    }
-
-                    @inline(never) private func _$makeModelState() {
-                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
-                    }
+                    \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._count = try row.value(at: 0, as: (Int).self)
@@ -336,22 +306,7 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(2)
                     var owner: Person?
 
-                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
-
-                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
-
-                    public var _$modelState: ModelStore.ModelState {
-                        _read {
-                            if _$modelStateIfMade == nil {
-                                _$makeModelState()
-                            }
-                            yield _$modelStateIfMade.unsafelyUnwrapped
-                        }
-                    }
-
-                    @inline(never) private func _$makeModelState() {
-                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
-                    }
+                    \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._stops = try row.value(at: 0, as: ([Stop]).self)
@@ -416,22 +371,7 @@ struct ModelMacroTests {
                     @ModelStore._PersistedProperty(1)
                     private(set) var `default`: Int = 1
 
-                    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
-
-                    @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
-
-                    public var _$modelState: ModelStore.ModelState {
-                        _read {
-                            if _$modelStateIfMade == nil {
-                                _$makeModelState()
-                            }
-                            yield _$modelStateIfMade.unsafelyUnwrapped
-                        }
-                    }
-
-                    @inline(never) private func _$makeModelState() {
-                        _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
-                    }
+                    \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
