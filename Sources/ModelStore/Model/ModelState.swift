@@ -37,9 +37,10 @@ protocol ModelStateOwner: AnyObject {
     func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any?
 }
 
-/// The per-object state that `@Model` embeds in every model class
-/// (`_$modelState`): the observation registrar, the link to the owning
-/// context, the row, and the change-tracking bits.
+/// The per-object state of a model object (`_$modelState`): the
+/// observation registrar, the link to the owning context, the row, and the
+/// change-tracking bits. `@Model` makes it on the object's first use of it;
+/// until then a fetched object keeps only its row (see `FetchedRow`).
 ///
 /// Dirty tracking is a bit set indexed by property ordinal; the value a
 /// property had when it was last saved is kept only for properties that
