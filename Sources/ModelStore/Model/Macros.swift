@@ -3,11 +3,11 @@
 /// Every stored `var` that is not `@Transient` becomes a tracked property:
 /// its getter reports the access to Observation, its setter wraps the write in
 /// `withMutation(keyPath:)` and tells the owning context which property became
-/// dirty. The macro also adds the per-object state, an initializer that reads
-/// a row, the table of stored properties, and the `PersistentModel`
-/// conformance.
+/// dirty. The macro also adds the per-object state (made on the object's
+/// first use of it; a fetched object that is only read keeps just its row),
+/// an initializer that reads a row, the table of stored properties, and the
+/// `PersistentModel` conformance.
 ///
-/// ```swift
 /// `@Model(originalName: "Journey")` renames an entity: a migration renames
 /// the table "Journey" to the class's name instead of creating a new one.
 ///
