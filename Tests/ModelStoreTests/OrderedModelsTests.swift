@@ -8,7 +8,7 @@ struct OrderedModelsTests {
         var list = OrderedModels(.changed)
         let trips = (0..<40).map { makeTrip("T\($0)") }
         for (index, trip) in trips.enumerated() {
-            list.append(trip, committed: CommittedValue(ordinal: 1, value: "was \(index)"))
+            list.append(trip, state: trip._$modelState, committed: CommittedValue(ordinal: 1, value: "was \(index)"))
         }
         // Removing more than half compacts the list: positions move, and each
         // object must keep its own value.
@@ -24,12 +24,12 @@ struct OrderedModelsTests {
             }
         }
         // Appending again replaces the value in place.
-        list.append(trips[35], committed: CommittedValue(ordinal: 2, value: 7))
+        list.append(trips[35], state: trips[35]._$modelState, committed: CommittedValue(ordinal: 2, value: 7))
         #expect(list.count == 10)
         #expect(list.committedValue(of: trips[35], state: trips[35]._$modelState)?.ordinal == 2)
         // An object changed without a row has no committed value.
         let unsaved = makeTrip("U")
-        list.append(unsaved, committed: .none)
+        list.append(unsaved, state: unsaved._$modelState, committed: .none)
         #expect(list.committedValue(of: unsaved, state: unsaved._$modelState) == nil)
         list.removeAll()
         #expect(list.committedValue(of: trips[35], state: trips[35]._$modelState) == nil)

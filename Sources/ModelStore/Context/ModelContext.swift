@@ -338,10 +338,9 @@ extension ModelContext: ModelStateOwner {
         existingRegistry(for: table)?.removeIfFreed(rowID)
     }
 
-    func modelDidBecomeDirty(_ model: any PersistentModel, committed: consuming CommittedValue) {
-        let state = model._$modelState
+    func modelDidBecomeDirty(_ model: any PersistentModel, state: ModelState, committed: consuming CommittedValue) {
         if state.lifecycle == .persisted || state.lifecycle == .deleted {
-            changed.append(model, committed: committed)
+            changed.append(model, state: state, committed: committed)
             pendingWork.noteChange(in: state.table)
         }
         scheduleAutosave()

@@ -66,12 +66,11 @@ struct OrderedModels {
         count += 1
     }
 
-    /// Adds a changed object with the last saved value of its first changed
-    /// property; an object already in the list keeps its position and takes
-    /// the new value.
-    mutating func append(_ model: any PersistentModel, committed value: consuming CommittedValue) {
+    /// Adds a changed object, whose state is `state`, with the last saved
+    /// value of its first changed property; an object already in the list
+    /// keeps its position and takes the new value.
+    mutating func append(_ model: any PersistentModel, state: ModelState, committed value: consuming CommittedValue) {
         precondition(list == .changed, "only the list of changed objects keeps committed values")
-        let state = model._$modelState
         if let index = slot(of: model, state: state) {
             committed[index] = value
             return

@@ -21,7 +21,8 @@ protocol ModelStateOwner: AnyObject {
     /// Called once when an object's first property becomes dirty since the
     /// last save, so that the context keeps the object until it is saved,
     /// with that property's last saved value when the object has a row.
-    func modelDidBecomeDirty(_ model: any PersistentModel, committed: consuming CommittedValue)
+    /// `state` is the object's (passed so that it is not asked for again).
+    func modelDidBecomeDirty(_ model: any PersistentModel, state: ModelState, committed: consuming CommittedValue)
     /// Called when the state of a saved object is freed, which happens while
     /// its object is freed, so that the context removes the row's entry (its
     /// identity map holds objects unowned; see `RowRegistry`). A context
@@ -238,7 +239,8 @@ public final class ModelState {
             // Most saves change one property per object: its saved value
             // goes with the object into the context's list of changed
             // objects, and no dictionary is allocated.
-            owner.modelDidBecomeDirty(model, committed: hasRow ? CommittedValue(ordinal: ordinal, value: old) : .none)
+            owner.modelDidBecomeDirty(
+                model, state: self, committed: hasRow ? CommittedValue(ordinal: ordinal, value: old) : .none)
         } else if hasRow {
             makeExtras().moreCommitted[ordinal] = old
         }
