@@ -117,7 +117,9 @@ extension PersistentModel {
         let state = _$modelState
         let observed = state.hasRegistrar
         state.access(self, keyPath: keyPath)
-        _$recordChange(ordinal, from: current)
+        // Through the state in hand: `_$recordChange` would ask the object for
+        // it again, a call through the protocol's witness and a retain.
+        state.propertyWillChange(ordinal, from: current, of: self)
         state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
         return observed
     }
