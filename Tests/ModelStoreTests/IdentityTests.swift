@@ -84,22 +84,29 @@ struct IdentityTests {
         inserted = nil
     }
 
-    // A fetch sets a new object's state up through the state its
-    // `init(_$row:)` attaches; one written by hand that attaches none still
-    // gets a fetched object's state (through `_$modelState`).
-    @Test func anInitializerThatAttachesNoStateStillGivesAFetchedObject() throws {
+    // `@Model`'s `init(_$row:)` keeps the row (`fetchedRow()`); one written
+    // by hand may instead attach a state made with the object
+    // (`row.attach`), or do neither, and its fetched objects are set up all
+    // the same (the latter through `_$modelState`).
+    @Test func aHandWrittenInitializerThatAttachesAStateOrNothingStillGivesAFetchedObject() throws {
+        try expectFetchedObjectsAreSetUp(HandWrittenNote.self)
+        try expectFetchedObjectsAreSetUp(HandWrittenAttachingNote.self)
+    }
+
+    private func expectFetchedObjectsAreSetUp<Note: HandWrittenTitled>(_ type: Note.Type) throws {
         let store = try TestStore()
-        let container = try store.container([HandWrittenNote.self])
+        let container = try store.container([Note.self])
         let writer = ModelContext(container)
-        writer.insert(HandWrittenNote(title: "kept"))
+        writer.insert(Note(title: "kept"))
         try writer.save()
 
         let context = ModelContext(container)
-        let note = try #require(try context.fetch(FetchDescriptor<HandWrittenNote>()).first)
+        let note = try #require(try context.fetch(FetchDescriptor<Note>()).first)
         #expect(note.title == "kept")
         #expect(note.modelContext === context)
         #expect(!note.persistentModelID.isTemporary)
-        #expect(try context.fetch(FetchDescriptor<HandWrittenNote>()).first === note)
+        #expect(note._$modelState.lifecycle == .persisted)
+        #expect(try context.fetch(FetchDescriptor<Note>()).first === note)
     }
 
     @Test func insertedObjectIsTheRowsObjectAfterSave() throws {
@@ -313,9 +320,16 @@ struct IdentityTests {
     }
 }
 
-/// A model conformed by hand, as `@Model` would, except that its
-/// `init(_$row:)` does not attach its state to the row.
-final class HandWrittenNote: PersistentModel {
+/// A model conformed by hand with a title, made by `init(title:)`.
+protocol HandWrittenTitled: PersistentModel {
+    var title: String { get }
+    init(title: String)
+}
+
+/// A model conformed by hand, as `@Model` would, except that it makes its
+/// state with the object and its `init(_$row:)` neither keeps the row nor
+/// attaches the state.
+final class HandWrittenNote: HandWrittenTitled {
     let _$modelState = ModelState()
     private(set) var title: String
 
@@ -333,5 +347,32 @@ final class HandWrittenNote: PersistentModel {
 
     static var _$persistentProperties: [PropertyMetadata] {
         [.attribute(name: "title", keyPath: \HandWrittenNote.title, type: String.self, ordinal: 0, options: [], originalName: nil)]
+    }
+}
+
+/// `HandWrittenNote`, but its `init(_$row:)` attaches the state it made.
+final class HandWrittenAttachingNote: HandWrittenTitled {
+    let _$modelState = ModelState()
+    private(set) var title: String
+
+    init(title: String) {
+        self.title = title
+    }
+
+    required init(_$row row: PersistentRow) throws {
+        title = try row.value(at: 0, as: String.self)
+        row.attach(_$modelState)
+    }
+
+    func _$bindValue(_ ordinal: Int, to statement: Statement, at index: Int32) throws {
+        try statement.bindValue(title, as: String.self, at: index)
+    }
+
+    static var _$persistentProperties: [PropertyMetadata] {
+        [
+            .attribute(
+                name: "title", keyPath: \HandWrittenAttachingNote.title, type: String.self, ordinal: 0, options: [],
+                originalName: nil)
+        ]
     }
 }
