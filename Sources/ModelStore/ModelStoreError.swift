@@ -11,6 +11,11 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     case newerFormat(path: String, found: Int, supported: Int)
     /// The file or its folder cannot be opened, created or written.
     case cannotOpen(path: String, reason: String)
+    /// The file holds schema objects ModelStore did not make (a trigger, a
+    /// view, a CHECK constraint, an unknown table or column, …). SQLite would
+    /// run them on ModelStore's own statements, so the store is not opened
+    /// for writing. `DynamicStore` opens such a file read-only and lists them.
+    case foreignSchemaObjects(path: String, objects: [ForeignSchemaObject])
     /// The store's recorded schema differs from the app's and no migration applies.
     case schemaMismatch(path: String, differences: [SchemaDifference])
     /// The schema given by the app cannot be stored (a reserved or duplicate name).
@@ -71,6 +76,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "\(path) has store format \(found), newer than the \(supported) this version of ModelStore can open"
         case .cannotOpen(let path, let reason):
             return "cannot open \(path): \(reason)"
+        case .foreignSchemaObjects(let path, let objects):
+            let list = objects.map { "  - \($0)" }.joined(separator: "\n")
+            return "\(path) holds schema objects that ModelStore did not make, which SQLite would run on its writes; "
+                + "the store was not opened (remove them, or inspect the store read-only with store-tool):\n\(list)"
         case .schemaMismatch(let path, let differences):
             let list = differences.map { "  - \($0)" }.joined(separator: "\n")
             return "the schema recorded in \(path) differs from the app's, and no migration plan was given:\n\(list)"

@@ -28,11 +28,20 @@ final class Store: Sendable {
     /// that their saves are part of the migration's transaction.
     private let migrationConnection: MemoryAnchor?
 
+    /// Schema objects in the file that ModelStore did not make; only ever
+    /// non-empty for a read-only store opened with `toleratingForeignObjects`.
+    let foreignObjects: [ForeignSchemaObject]
+
     var path: String { configuration.displayPath }
 
     /// Opens (or creates) the store and checks it against `schema`.
+    /// - Parameter toleratingForeignObjects: open a read-only store whose file
+    ///   holds schema objects ModelStore did not make, instead of refusing it.
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
-    init(configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil) throws {
+    init(
+        configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        toleratingForeignObjects: Bool = false
+    ) throws {
         try schema.validate()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
@@ -50,11 +59,13 @@ final class Store: Sendable {
             connection = try Store.openFile(configuration)
         }
         migrationConnection = nil
-        let identifier = try StoreBootstrap(
-            connection: connection, schema: schema, configuration: configuration, migrationPlan: migrationPlan
+        let outcome = try StoreBootstrap(
+            connection: connection, schema: schema, configuration: configuration, migrationPlan: migrationPlan,
+            toleratesForeignObjects: toleratingForeignObjects
         ).run()
-        self.identifier = identifier
-        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier)
+        self.identifier = outcome.identifier
+        self.foreignObjects = outcome.foreignObjects
+        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, outcome.identifier)
     }
 
     /// A store over a migration's connection, for the contexts of a custom
@@ -65,6 +76,7 @@ final class Store: Sendable {
         self.configuration = configuration
         self.schema = schema
         self.identifier = identifier
+        foreignObjects = []
         location = configuration.url.path(percentEncoded: false)
         isURI = false
         memoryAnchor = nil

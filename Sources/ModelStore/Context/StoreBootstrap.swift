@@ -16,12 +16,23 @@ struct StoreBootstrap {
     let schema: Schema
     let configuration: ModelConfiguration
     var migrationPlan: (any SchemaMigrationPlan.Type)? = nil
+    /// Open a store that holds schema objects ModelStore did not make instead
+    /// of refusing it: only for a read-only store (nothing it runs can fire
+    /// a trigger), which `DynamicStore` opens to show and check such a file.
+    var toleratesForeignObjects = false
 
     var path: String { configuration.displayPath }
 
-    /// Returns the store's identifier.
+    /// What opening found: the store's identifier, and the schema objects
+    /// ModelStore did not make (empty unless `toleratesForeignObjects`).
+    struct Outcome {
+        let identifier: String
+        var foreignObjects: [ForeignSchemaObject] = []
+    }
+
+    /// Sets up or checks the store.
     /// - Throws: `ModelStoreError` naming the file and the problem.
-    func run() throws -> String {
+    func run() throws -> Outcome {
         let tableCount = try countTables()
         if tableCount == 0 {
             guard configuration.allowsSave else {
@@ -48,7 +59,7 @@ struct StoreBootstrap {
         }
     }
 
-    private func create() throws -> String {
+    private func create() throws -> Outcome {
         let identifier = UUID().uuidString
         try wrap {
             try connection.transaction {
@@ -91,11 +102,20 @@ struct StoreBootstrap {
         return try check()
     }
 
-    /// Reads and checks the metadata of an existing store.
+    /// Reads and checks the metadata of an existing store, and that its
+    /// file holds only the schema objects ModelStore made (before anything
+    /// is written to it, so that no foreign trigger ever runs).
     /// Migrates it first when the app's schema, a migration plan, a scripts
     /// folder or an older store format asks for it.
-    private func check() throws -> String {
+    private func check() throws -> Outcome {
         let record = try StoreBootstrap.readRecord(connection: connection, path: path)
+        let foreignObjects = try StoreBootstrap.foreignObjects(connection: connection, record: record, path: path)
+        if !foreignObjects.isEmpty {
+            guard toleratesForeignObjects && !configuration.allowsSave else {
+                throw ModelStoreError.foreignSchemaObjects(path: path, objects: foreignObjects)
+            }
+            return Outcome(identifier: record.identifier, foreignObjects: foreignObjects)
+        }
         let differences = schema.differences(from: record.schema)
         let wantsMigration =
             record.formatVersion < Store.formatVersion || configuration.migrationScriptsFolder != nil
@@ -107,7 +127,7 @@ struct StoreBootstrap {
             guard try migration.run() else {
                 if differences.isEmpty {
                     refreshValueDescriptions(record.schema)
-                    return record.identifier
+                    return Outcome(identifier: record.identifier)
                 }
                 throw ModelStoreError.schemaMismatch(path: path, differences: differences)
             }
@@ -117,7 +137,17 @@ struct StoreBootstrap {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }
         if configuration.allowsSave { refreshValueDescriptions(record.schema) }
-        return record.identifier
+        return Outcome(identifier: record.identifier)
+    }
+
+    /// The schema objects of the file that its record does not account for.
+    /// - Throws: `ModelStoreError.cannotOpen` when the schema cannot be read.
+    static func foreignObjects(connection: Connection, record: Record, path: String) throws -> [ForeignSchemaObject] {
+        do {
+            return try SchemaAudit(schema: try record.schema.resolvingRelationships()).foreignObjects(in: connection)
+        } catch let error as SQLiteError {
+            throw ModelStoreError.cannotOpen(path: path, reason: "its schema cannot be read: \(error.message)")
+        }
     }
 
     /// Brings what the record says about attribute values (enum cases,
@@ -178,6 +208,18 @@ struct StoreBootstrap {
         } catch {
             throw ModelStoreError.notAModelStore(path: path, reason: "its schema record cannot be read: \(error)")
         }
+        // One rule for every reader (the app's container, store-tool, the
+        // migrator): a record that is not a valid schema (a relationship to
+        // an unknown entity, an inverse that does not point back, two
+        // entities of one name) describes no store ModelStore could have
+        // written, so nothing read through it could be trusted.
+        do {
+            try stored.validate()
+        } catch {
+            let reason: String
+            if case .invalidSchema(let text) = error { reason = text } else { reason = error.description }
+            throw ModelStoreError.notAModelStore(path: path, reason: "its schema record is not a valid schema: \(reason)")
+        }
         return Record(formatVersion: Int(format), identifier: identifier, schema: stored, metadata: metadata)
     }
 
@@ -197,6 +239,7 @@ struct StoreBootstrap {
             }
             return result
         } catch let error as SQLiteError {
+            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata cannot be read: \(error.message)")
         }
     }

@@ -2,7 +2,9 @@ import Foundation
 
 extension DynamicStore {
     /// Checks the file and the store's own invariants and returns one line
-    /// per problem (empty when there is none): SQLite's `integrity_check` and
+    /// per problem (empty when there is none): schema objects ModelStore did
+    /// not make (triggers, views, CHECK constraints, generated columns,
+    /// indexes on expressions, …: see `ForeignSchemaObject`); SQLite's `integrity_check` and
     /// `foreign_key_check`; the schema record matches the tables and
     /// columns; every value has its recorded type (and is one of its enum's
     /// recorded cases) and required values are present; non-optional to-ones
@@ -12,7 +14,9 @@ extension DynamicStore {
     /// row by row.
     /// - Throws: `SQLiteError` when the file cannot be read at all.
     public func check(progress: (String) -> Void = { _ in }) throws -> [String] {
-        var problems: [String] = []
+        var problems: [String] = foreignSchemaObjects.map {
+            "foreign: \($0): ModelStore did not make it, and SQLite would run it on writes; the store opens read-only until it is removed"
+        }
         progress("integrity_check")
         let integrity = try connection.prepare("PRAGMA integrity_check")
         while try integrity.step() {

@@ -30,6 +30,10 @@ public final class DynamicStore {
     public let storeIdentifier: String
     /// Every value of the metadata table, as stored.
     public let metadata: [String: SQLiteValue]
+    /// Schema objects in the file that ModelStore did not make (triggers,
+    /// views, CHECK constraints, …). Only a read-only store can have any: a
+    /// writable open of such a file throws `foreignSchemaObjects`.
+    public var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
     let store: Store
     let connection: Connection
 
@@ -40,7 +44,10 @@ public final class DynamicStore {
     ///   - busyTimeout: how long a write waits for another process's lock.
     /// - Throws: `ModelStoreError.cannotOpen` (missing file, a folder, no
     ///   permission), `.notADatabase`, `.notAModelStore`, `.newerFormat`,
-    ///   `.invalidSchema` for a record that cannot be a schema.
+    ///   `.invalidSchema` for a record that cannot be a schema;
+    ///   `.foreignSchemaObjects` when the file holds schema objects ModelStore
+    ///   did not make and `readOnly` is false (read-only, such a file opens,
+    ///   and `foreignSchemaObjects` lists them).
     public init(path: String, readOnly: Bool = true, busyTimeout: Duration = .seconds(5)) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -51,7 +58,7 @@ public final class DynamicStore {
         }
         let record = try Self.readRecord(path: path)
         let configuration = ModelConfiguration(url: URL(filePath: path), allowsSave: !readOnly)
-        store = try Store(configuration: configuration, schema: record.schema)
+        store = try Store(configuration: configuration, schema: record.schema, toleratingForeignObjects: readOnly)
         connection = try store.openConnection()
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))

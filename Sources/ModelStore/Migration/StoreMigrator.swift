@@ -172,29 +172,15 @@ struct StoreMetadata {
     let identifier: String
     let schema: Schema
 
-    /// - Throws: `ModelStoreError.notADatabase`, `.notAModelStore`, `.newerFormat`.
+    /// Reads the record as every other reader does (`StoreBootstrap.readRecord`),
+    /// and refuses a file with schema objects ModelStore did not make, as
+    /// opening a container does: a migration writes, and SQLite would run them.
+    /// - Throws: `ModelStoreError.notADatabase`, `.notAModelStore`, `.newerFormat`,
+    ///   `.foreignSchemaObjects`.
     static func read(_ connection: Connection, path: String) throws -> StoreMetadata {
-        var values: [String: SQLiteValue] = [:]
-        do {
-            let statement = try connection.prepare(
-                "SELECT \"key\", \"value\" FROM \(quoteIdentifier(MetadataKey.table))")
-            while try statement.step() { values[statement.string(at: 0)] = statement.value(at: 1) }
-        } catch {
-            if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
-            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata cannot be read: \(error.message)")
-        }
-        guard case .integer(let format)? = values[MetadataKey.formatVersion] else {
-            throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
-        }
-        guard format <= StoreFormat.current else {
-            throw ModelStoreError.newerFormat(path: path, found: Int(format), supported: StoreFormat.current)
-        }
-        guard case .text(let identifier)? = values[MetadataKey.storeIdentifier],
-            case .text(let record)? = values[MetadataKey.schema],
-            let schema = try? Schema(recordData: Data(record.utf8))
-        else {
-            throw ModelStoreError.notAModelStore(path: path, reason: "its schema record is missing or cannot be read")
-        }
-        return StoreMetadata(format: Int(format), identifier: identifier, schema: schema)
+        let record = try StoreBootstrap.readRecord(connection: connection, path: path)
+        let foreignObjects = try StoreBootstrap.foreignObjects(connection: connection, record: record, path: path)
+        guard foreignObjects.isEmpty else { throw ModelStoreError.foreignSchemaObjects(path: path, objects: foreignObjects) }
+        return StoreMetadata(format: record.formatVersion, identifier: record.identifier, schema: record.schema)
     }
 }

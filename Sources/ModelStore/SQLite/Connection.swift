@@ -75,6 +75,13 @@ final class Connection {
         // view or trigger in the file cannot call functions with side effects.
         try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_DEFENSIVE, 1), handle, path: path)
         try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0), handle, path: path)
+        // trusted_schema does not stop a trigger's plain statements: an
+        // AFTER INSERT trigger planted in a file would run on our own saves.
+        // ModelStore makes no triggers or views, so none may run on its
+        // connections. (Opening also refuses a file that holds any: see
+        // SchemaAudit; this is the second wall.)
+        try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0), handle, path: path)
+        try check(modelstore_db_config_flag(handle, SQLITE_DBCONFIG_ENABLE_VIEW, 0), handle, path: path)
         // Two contexts on one file write in turn: wait up to 5 s for the other's
         // transaction instead of failing at once with SQLITE_BUSY.
         try check(sqlite3_busy_timeout(handle, 5_000), handle, path: path)
