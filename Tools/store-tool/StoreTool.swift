@@ -32,9 +32,19 @@ struct StoreOptions: ParsableArguments {
     @Option(help: "Seconds to wait for another process's lock before giving up.")
     var wait: Double = 5
 
-    /// Opens the store; read-only unless the command writes.
+    /// Opens the store; read-only unless the command writes. A store whose
+    /// file holds schema objects ModelStore did not make (a trigger, a view,
+    /// …) opens read-only with a warning, and refuses every write.
     func open(readOnly: Bool = true) throws -> DynamicStore {
-        try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(Int(max(0, wait) * 1000)))
+        let opened = try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(Int(max(0, wait) * 1000)))
+        let foreign = opened.foreignSchemaObjects
+        if !foreign.isEmpty {
+            let shown = foreign.prefix(3).map(\.description).joined(separator: ", ") + (foreign.count > 3 ? ", …" : "")
+            Terminal.note(
+                "store-tool: warning: \(store) holds \(foreign.count) schema object\(foreign.count == 1 ? "" : "s") that ModelStore did not make "
+                    + "(\(shown)); opened read-only, and writes are refused until they are removed (see: store-tool check)")
+        }
+        return opened
     }
 }
 

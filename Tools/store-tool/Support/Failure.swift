@@ -54,6 +54,7 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
     case let error as ModelStoreError:
         switch error {
         case .cannotOpen, .notADatabase, .notAModelStore: return (.cannotOpen, error.description)
+        case .foreignSchemaObjects: return (.cannotOpen, oneLine(error.description))
         case .newerFormat: return (.newerFormat, error.description)
         case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
         case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
