@@ -27,12 +27,15 @@ struct ModelDiagnostic: DiagnosticMessage {
     static let invalidOrdinal = Self(
         "invalidOrdinal", "'@_PersistedProperty' requires an integer literal ordinal")
 
-    static func letProperty(_ name: String) -> Self {
-        Self("letProperty", "persisted property '\(name)' must be declared with 'var'")
+    static func letWithInitialValue(_ name: String) -> Self {
+        Self(
+            "letWithInitialValue",
+            "persisted constant '\(name)' has an initial value, so a fetched object could not take the stored one; "
+                + "declare it with 'var', or set it in init")
     }
 
-    static func missingType(_ name: String) -> Self {
-        Self("missingType", "add an explicit type annotation to '\(name)' so that @Model can store it")
+    static func letRelationship(_ name: String) -> Self {
+        Self("letRelationship", "relationship '\(name)' must be declared with 'var': ModelStore maintains its inverse")
     }
 
     static func unstorableType(_ name: String, reason: String) -> Self {

@@ -100,7 +100,8 @@ extension ModelMacro: MemberAttributeMacro {
     ) throws -> [AttributeSyntax] {
         guard let model = modelClass(declaration),
             let variable = member.as(VariableDeclSyntax.self),
-            let property = ModelProperties(model.memberBlock.members).property(declaredBy: variable)
+            let property = ModelProperties(model.memberBlock.members).property(declaredBy: variable),
+            !property.isConstant
         else { return [] }
         return ["@ModelStore._PersistedProperty(\(literal: property.ordinal))"]
     }

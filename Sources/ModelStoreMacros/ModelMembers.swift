@@ -28,7 +28,7 @@ struct ModelMembers {
         if let originalName {
             result.append(
                 """
-                public static var _$originalEntityName: String? {
+                public static var _$originalEntityName: Swift.String? {
                 \(raw: originalName)
                 }
                 """)
@@ -71,6 +71,20 @@ struct ModelMembers {
         ]
     }
 
+    /// `T.self` for a property's type: as written, or, for a declaration that
+    /// leaves the type to inference (`var created = Date()`), through its key
+    /// path, which carries the type the compiler inferred.
+    private func metatype(_ property: PersistedProperty) -> String {
+        if let type = property.type { return "(\(type.trimmedDescription)).self" }
+        return "ModelStore._$valueType(of: \\\(type.text).\(property.identifier.text))"
+    }
+
+    /// The stored field of a property: the backing field of a tracked `var`,
+    /// the property itself for a `let`.
+    private func field(_ property: PersistedProperty) -> String {
+        property.isConstant ? "self.\(property.identifier.text)" : "self._\(property.name)"
+    }
+
     /// Reads every persisted property from its column, by ordinal.
     ///
     /// It assigns the backing fields directly: going through the tracked
@@ -81,7 +95,7 @@ struct ModelMembers {
     /// this one is (a loaded to-one) cannot take its place.
     private var rowInitializer: DeclSyntax {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
-            "self._\(raw: property.name) = try row.value(at: \(literal: property.ordinal), as: (\(property.type)).self)"
+            "\(raw: field(property)) = try row.value(at: \(literal: property.ordinal), as: \(raw: metatype(property)))"
         }
         let keepRow: CodeBlockItemSyntax = "self._$fetchedRow = row.fetchedRow()"
         let body = CodeBlockItemListSyntax((assignments + [keepRow]).map { $0.with(\.leadingTrivia, .newline) })
@@ -97,11 +111,11 @@ struct ModelMembers {
     private var bindFunction: DeclSyntax {
         let cases = properties.map { property -> String in
             "case \(property.ordinal):\n"
-                + "try statement.bindValue(self._\(property.name), as: (\(property.type.trimmedDescription)).self, at: index)"
+                + "try statement.bindValue(\(field(property)), as: \(metatype(property)), at: index)"
         }
         let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
         return """
-            public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+            public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal {
             \(raw: body)
             }
@@ -118,7 +132,7 @@ struct ModelMembers {
             let originalName = property.originalName?.trimmedDescription ?? "nil"
             return "ModelStore.PropertyMetadata.attribute(name: \"\(property.name)\", "
                 + "keyPath: \\\(type.text).\(property.identifier.text), "
-                + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
+                + "type: \(metatype(property)), ordinal: \(property.ordinal), "
                 + "options: [\(options)], originalName: \(originalName)"
                 + (property.defaultValue.map { value in
                     ", defaultValue: { \(value.trimmedDescription) }"
@@ -144,7 +158,7 @@ struct ModelMembers {
         let options = arguments.filter { $0.label.isEmpty }.map(\.expression.trimmedDescription).joined(separator: ", ")
         return "ModelStore.PropertyMetadata.relationship(name: \"\(property.name)\", "
             + "keyPath: \\\(type.text).\(property.identifier.text), "
-            + "type: (\(property.type.trimmedDescription)).self, ordinal: \(property.ordinal), "
+            + "type: \(metatype(property)), ordinal: \(property.ordinal), "
             + "options: [\(options)], deleteRule: \(argument("deleteRule", default: ".nullify")), "
             + "minimumModelCount: \(argument("minimumModelCount", default: "nil")), "
             + "maximumModelCount: \(argument("maximumModelCount", default: "nil")), "
@@ -158,7 +172,7 @@ struct ModelMembers {
     // them inside these functions.
     private var accessFunction: DeclSyntax {
         """
-        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
+        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
         if let state = _$modelStateIfMade {
         state.access(self, keyPath: keyPath())
         } else {
@@ -170,7 +184,7 @@ struct ModelMembers {
 
     private var withMutationFunction: DeclSyntax {
         """
-        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
         """

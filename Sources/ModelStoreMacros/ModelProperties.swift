@@ -8,7 +8,12 @@ struct PersistedProperty {
     /// The name as written, so that key paths to keywords stay escaped.
     let identifier: TokenSyntax
     /// The type to name in `(T).self`; see ``StoredType/resolve(annotation:initializer:)``.
-    let type: TypeSyntax
+    /// Nil when the declaration leaves it to inference (`var created = Date()`):
+    /// the generated code then names it through the property's key path.
+    let type: TypeSyntax?
+    /// True for a `let`: set once (by the app's `init`, or from the row),
+    /// never changed, so it has no tracked accessors and no backing field.
+    var isConstant = false
     /// The 0-based position among persisted properties, in declaration order.
     let ordinal: Int
     /// The unlabeled `@Attribute` arguments, copied verbatim.
@@ -77,7 +82,11 @@ struct ModelProperties {
             ? "Transient" : variable.attributes.contains(attributeNamed: "ObservationIgnored") ? "ObservationIgnored" : nil
 
         if variable.bindingSpecifier.tokenKind == .keyword(.let) {
-            checkLet(variable, exclusion: exclusion)
+            if let exclusion {
+                checkLet(variable, exclusion: exclusion)
+            } else {
+                analyzeLet(variable, attribute: attribute, relationship: relationship)
+            }
             return
         }
         if let exclusion {
@@ -106,11 +115,7 @@ struct ModelProperties {
             return
         }
         let annotation = binding.typeAnnotation?.type
-        guard let type = StoredType.resolve(annotation: annotation, initializer: binding.initializer?.value)
-        else {
-            diagnostics.append(Diagnostic(at: pattern, .missingType(name)))
-            return
-        }
+        let type = StoredType.resolve(annotation: annotation, initializer: binding.initializer?.value)
         if let annotation, let reason = StoredType.unstorableReason(annotation) {
             diagnostics.append(Diagnostic(at: annotation, .unstorableType(name, reason: reason)))
             return
@@ -124,22 +129,61 @@ struct ModelProperties {
                 defaultValue: binding.initializer?.value.trimmed))
     }
 
-    /// A `let` is never persisted, and `init(_$row:)` cannot set one that has
-    /// no value, so the model could not be loaded.
-    private mutating func checkLet(_ variable: VariableDeclSyntax, exclusion: String?) {
+    /// An excluded `let` is not read from the row, so `init(_$row:)` relies
+    /// on its initial value.
+    private mutating func checkLet(_ variable: VariableDeclSyntax, exclusion: String) {
         for binding in variable.bindings where binding.initializer == nil {
             guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.bareName else { continue }
-            if let exclusion {
-                diagnostics.append(Diagnostic(at: binding.pattern, .missingDefault(name, attribute: exclusion)))
-            } else {
-                diagnostics.append(
-                    Diagnostic(
-                        at: variable.bindingSpecifier, .letProperty(name),
-                        fixIt: .useVar, replacing: variable.bindingSpecifier,
-                        with: .keyword(.var, leadingTrivia: variable.bindingSpecifier.leadingTrivia,
-                            trailingTrivia: variable.bindingSpecifier.trailingTrivia)))
-            }
+            diagnostics.append(Diagnostic(at: binding.pattern, .missingDefault(name, attribute: exclusion)))
         }
+    }
+
+    /// A persisted `let`, as SwiftData persists one: the app's `init` sets
+    /// it, `init(_$row:)` sets it from the row, and nothing changes it after.
+    /// One with an initial value cannot take a stored value in
+    /// `init(_$row:)`: a literal (`let kind = "trip"`) is the same for every
+    /// object and is left alone; any other (`let created = Date()`) is
+    /// refused, since a fetched object would show a new value.
+    private mutating func analyzeLet(_ variable: VariableDeclSyntax, attribute: AttributeSyntax?, relationship: AttributeSyntax?) {
+        guard variable.bindings.count == 1, let binding = variable.bindings.first,
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+        else {
+            diagnostics.append(Diagnostic(at: variable.bindings, .multipleBindings))
+            return
+        }
+        let name = pattern.identifier.bareName
+        let useVar = { (message: ModelDiagnostic) in
+            Diagnostic(
+                at: variable.bindingSpecifier, message, fixIt: .useVar, replacing: variable.bindingSpecifier,
+                with: .keyword(
+                    .var, leadingTrivia: variable.bindingSpecifier.leadingTrivia,
+                    trailingTrivia: variable.bindingSpecifier.trailingTrivia))
+        }
+        if let value = binding.initializer?.value {
+            // A literal is the same for every object: the constant is not
+            // stored and reads right. Anything else (`Date()`, `UUID()`,
+            // `.now`) may differ per object, and a fetched object would show
+            // a new value instead of its own.
+            if DefaultExpression.kind(of: value) != ".literal" {
+                diagnostics.append(useVar(.letWithInitialValue(name)))
+            }
+            return
+        }
+        if relationship != nil {
+            diagnostics.append(useVar(.letRelationship(name)))
+            return
+        }
+        guard let annotation = binding.typeAnnotation?.type else { return }  // Swift itself reports it.
+        if let reason = StoredType.unstorableReason(annotation) {
+            diagnostics.append(Diagnostic(at: annotation, .unstorableType(name, reason: reason)))
+            return
+        }
+        let (options, originalName) = Self.schemaArguments(of: attribute)
+        persisted.append(
+            PersistedProperty(
+                name: name, identifier: pattern.identifier.trimmed,
+                type: StoredType.resolve(annotation: annotation, initializer: nil), isConstant: true,
+                ordinal: persisted.count, options: options, originalName: originalName, relationshipArguments: nil))
     }
 
     /// An excluded property is not read from the row, so `init(_$row:)` relies

@@ -44,7 +44,7 @@ extension PersistedPropertyMacro: AccessorMacro {
         // never true, and `_$faultValue` resolves to a generic no-op. Faults
         // live in the state: an object without one has none.
         let loadFault = """
-            if _$modelStateIfMade?.isFault(\(ordinal)) == true, let value = _$faultValue(\(ordinal), as: type(of: \(storage))) {
+            if _$modelStateIfMade?.isFault(\(ordinal)) == true, let value = _$faultValue(\(ordinal), as: Swift.type(of: \(storage))) {
             \(storage) = value
             }
             """

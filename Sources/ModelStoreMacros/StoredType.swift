@@ -23,13 +23,13 @@ enum StoredType {
 
     /// The type Swift infers for a literal with no contextual type.
     private static func literalType(_ expression: ExprSyntax) -> TypeSyntax? {
-        if expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
-        if expression.is(FloatLiteralExprSyntax.self) { return "Double" }
-        if expression.is(StringLiteralExprSyntax.self) { return "String" }
-        if expression.is(BooleanLiteralExprSyntax.self) { return "Bool" }
+        if expression.is(IntegerLiteralExprSyntax.self) { return "Swift.Int" }
+        if expression.is(FloatLiteralExprSyntax.self) { return "Swift.Double" }
+        if expression.is(StringLiteralExprSyntax.self) { return "Swift.String" }
+        if expression.is(BooleanLiteralExprSyntax.self) { return "Swift.Bool" }
         if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
-            if prefix.expression.is(IntegerLiteralExprSyntax.self) { return "Int" }
-            if prefix.expression.is(FloatLiteralExprSyntax.self) { return "Double" }
+            if prefix.expression.is(IntegerLiteralExprSyntax.self) { return "Swift.Int" }
+            if prefix.expression.is(FloatLiteralExprSyntax.self) { return "Swift.Double" }
         }
         return nil
     }

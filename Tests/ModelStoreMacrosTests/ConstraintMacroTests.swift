@@ -46,7 +46,7 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Trip"))
 
-                    public static var _$originalEntityName: String? {
+                    public static var _$originalEntityName: Swift.String? {
                         "Journey"
                     }
                 }

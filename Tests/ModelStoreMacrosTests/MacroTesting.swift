@@ -69,7 +69,7 @@ func emptyModelMembers(_ type: String) -> String {
             self._$fetchedRow = row.fetchedRow()
         }
 
-        public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+        public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal {
             default:
                 break
@@ -80,7 +80,7 @@ func emptyModelMembers(_ type: String) -> String {
             []
         }
 
-        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<\(type), _$Member>) {
+        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
             if let state = _$modelStateIfMade {
                 state.access(self, keyPath: keyPath())
             } else {
@@ -88,7 +88,7 @@ func emptyModelMembers(_ type: String) -> String {
             }
         }
 
-        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+        internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
             try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
     """

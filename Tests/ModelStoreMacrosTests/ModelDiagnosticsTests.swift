@@ -61,17 +61,19 @@ struct ModelDiagnosticsTests {
         )
     }
 
-    @Test("A let without a value cannot be loaded; the fix-it makes it a var")
-    func letWithoutValue() {
+    @Test(
+        "A let whose initial value may differ per object cannot take its stored value; the fix-it makes it a var",
+        arguments: ["Date()", "UUID()", ".now", "Status.planned"])
+    func letWithComputedValue(value: String) {
         assertExpansion(
             """
             @Model final class Trip {
-                let name: String
+                let created = \(value)
             }
             """,
             expandedSource: """
                 final class Trip {
-                    let name: String
+                    let created = \(value)
 
                 \(emptyModelMembers("Trip"))
                 }
@@ -81,30 +83,28 @@ struct ModelDiagnosticsTests {
                 """,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "persisted property 'name' must be declared with 'var'", line: 2, column: 5,
-                    fixIts: [FixItSpec(message: "replace 'let' with 'var'")])
+                    message: "persisted constant 'created' has an initial value, so a fetched object could not take the stored one; declare it with 'var', or set it in init",
+                    line: 2, column: 5, fixIts: [FixItSpec(message: "replace 'let' with 'var'")])
             ],
             fixedSource: """
                 @Model final class Trip {
-                    var name: String
+                    var created = \(value)
                 }
                 """
         )
     }
 
-    @Test(
-        "A property without annotation needs one unless its value is a plain literal",
-        arguments: ["Status.planned", "[]", "nil", "Date()", "-x", "1 + 2"])
-    func missingTypeAnnotation(value: String) {
+    @Test("A relationship declared with let is refused; the fix-it makes it a var")
+    func letRelationship() {
         assertExpansion(
             """
             @Model final class Trip {
-                var field = \(value)
+                @Relationship(deleteRule: .cascade) let stops: [Stop]
             }
             """,
             expandedSource: """
                 final class Trip {
-                    var field = \(value)
+                    @Relationship(deleteRule: .cascade) let stops: [Stop]
 
                 \(emptyModelMembers("Trip"))
                 }
@@ -114,9 +114,14 @@ struct ModelDiagnosticsTests {
                 """,
             diagnostics: [
                 DiagnosticSpec(
-                    message: "add an explicit type annotation to 'field' so that @Model can store it",
-                    line: 2, column: 9)
-            ]
+                    message: "relationship 'stops' must be declared with 'var': ModelStore maintains its inverse",
+                    line: 2, column: 41, fixIts: [FixItSpec(message: "replace 'let' with 'var'")])
+            ],
+            fixedSource: """
+                @Model final class Trip {
+                    @Relationship(deleteRule: .cascade) var stops: [Stop]
+                }
+                """
         )
     }
 
@@ -361,7 +366,7 @@ struct ModelDiagnosticsTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -379,7 +384,7 @@ struct ModelDiagnosticsTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -387,7 +392,7 @@ struct ModelDiagnosticsTests {
                         }
                     }
 
-                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }

@@ -56,7 +56,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -93,7 +93,7 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -101,7 +101,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -207,33 +207,33 @@ struct ModelMacroTests {
                     \#(modelStateMembers)
 
                     public required init(_$row row: ModelStore.PersistentRow) throws {
-                        self._count = try row.value(at: 0, as: (Int).self)
-                        self._ratio = try row.value(at: 1, as: (Double).self)
-                        self._title = try row.value(at: 2, as: (String).self)
-                        self._label = try row.value(at: 3, as: (String).self)
-                        self._isOn = try row.value(at: 4, as: (Bool).self)
-                        self._floor = try row.value(at: 5, as: (Int).self)
-                        self._delta = try row.value(at: 6, as: (Double).self)
+                        self._count = try row.value(at: 0, as: (Swift.Int).self)
+                        self._ratio = try row.value(at: 1, as: (Swift.Double).self)
+                        self._title = try row.value(at: 2, as: (Swift.String).self)
+                        self._label = try row.value(at: 3, as: (Swift.String).self)
+                        self._isOn = try row.value(at: 4, as: (Swift.Bool).self)
+                        self._floor = try row.value(at: 5, as: (Swift.Int).self)
+                        self._delta = try row.value(at: 6, as: (Swift.Double).self)
                         self._legacy = try row.value(at: 7, as: (String?).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
-                            try statement.bindValue(self._count, as: (Int).self, at: index)
+                            try statement.bindValue(self._count, as: (Swift.Int).self, at: index)
                         case 1:
-                            try statement.bindValue(self._ratio, as: (Double).self, at: index)
+                            try statement.bindValue(self._ratio, as: (Swift.Double).self, at: index)
                         case 2:
-                            try statement.bindValue(self._title, as: (String).self, at: index)
+                            try statement.bindValue(self._title, as: (Swift.String).self, at: index)
                         case 3:
-                            try statement.bindValue(self._label, as: (String).self, at: index)
+                            try statement.bindValue(self._label, as: (Swift.String).self, at: index)
                         case 4:
-                            try statement.bindValue(self._isOn, as: (Bool).self, at: index)
+                            try statement.bindValue(self._isOn, as: (Swift.Bool).self, at: index)
                         case 5:
-                            try statement.bindValue(self._floor, as: (Int).self, at: index)
+                            try statement.bindValue(self._floor, as: (Swift.Int).self, at: index)
                         case 6:
-                            try statement.bindValue(self._delta, as: (Double).self, at: index)
+                            try statement.bindValue(self._delta, as: (Swift.Double).self, at: index)
                         case 7:
                             try statement.bindValue(self._legacy, as: (String?).self, at: index)
                         default:
@@ -243,32 +243,32 @@ struct ModelMacroTests {
 
                     public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         [
-                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Swift.Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
                                     0
                                 }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Swift.Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
                                     0.5
                                 }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (Swift.String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
                                     "untitled"
                                 }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (Swift.String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
                                     "n = \(1)"
                                 }),
-                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Swift.Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
                                     true
                                 }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Swift.Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
                                     -3
                                 }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
+                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Swift.Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
                                     -0.25
                                 }, defaultKind: .literal),
                             ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Counter, _$Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Counter, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -276,7 +276,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Counter, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Counter, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -315,7 +315,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._stops, as: ([Stop]).self, at: index)
@@ -336,7 +336,7 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Trip, _$Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -344,7 +344,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Trip, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }
@@ -379,7 +379,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Int, to statement: ModelStore.Statement, at index: Int32) throws {
+                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._data, as: (Data).self, at: index)
@@ -399,7 +399,7 @@ struct ModelMacroTests {
                         ]
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> KeyPath<Photo, _$Member>) {
+                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Photo, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -407,7 +407,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: KeyPath<Photo, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
+                    internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Photo, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
                 }

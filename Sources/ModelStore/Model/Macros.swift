@@ -110,3 +110,10 @@ public macro Relationship(
 /// It must have a default value, which an object fetched from the store gets.
 @attached(peer)
 public macro Transient() = #externalMacro(module: "ModelStoreMacros", type: "TransientMacro")
+
+/// The type of the value `keyPath` leads to. `@Model` names a persisted
+/// property's type through it when the declaration leaves the type to
+/// inference (`var created = Date()`): the key path carries the type the
+/// compiler inferred, which the macro cannot see. Not for use in app code.
+@inlinable @inline(__always)
+public func _$valueType<Root, Value>(of keyPath: KeyPath<Root, Value>) -> Value.Type { Value.self }

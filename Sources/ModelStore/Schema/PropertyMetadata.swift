@@ -40,7 +40,7 @@ public struct PropertyMetadata: @unchecked Sendable {
     let defaultBinder: ((Statement, Int32) throws -> Void)?
 
     private init<Model: AnyObject, Coder: ValueCoder>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Coder.Value)?,
         defaultKind: DefaultKind?
     ) {
@@ -135,7 +135,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes a property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value>, type: Value.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
@@ -146,7 +146,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes an optional property whose type is stored as itself.
     public static func attribute<Model: AnyObject, Value: ColumnValue>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
@@ -157,7 +157,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes a property stored as its raw value (an enum).
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value>, type: Value.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
@@ -168,7 +168,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes an optional property stored as its raw value.
     public static func attribute<Model: AnyObject, Value: RawRepresentable & Codable>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata where Value.RawValue: ColumnValue {
@@ -179,7 +179,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes a `Codable` property stored as JSON text.
     public static func attribute<Model: AnyObject, Value: Codable>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value>, type: Value.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
@@ -190,7 +190,7 @@ public struct PropertyMetadata: @unchecked Sendable {
 
     /// Describes an optional `Codable` property stored as JSON text, nil as NULL.
     public static func attribute<Model: AnyObject, Value: Codable>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
+        name: String, keyPath: KeyPath<Model, Value?>, type: Value?.Type, ordinal: Int,
         options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value?)? = nil,
         defaultKind: DefaultKind? = nil
     ) -> PropertyMetadata {
@@ -207,14 +207,22 @@ public struct PropertyMetadata: @unchecked Sendable {
 protocol PropertyAccessor: Sendable {
     /// The property's current value, boxed.
     func value(of model: AnyObject) -> Any
-    /// Sets the property through its setter (so observers hear of it).
+    /// Sets the property through its setter (so observers hear of it); does
+    /// nothing for a persisted `let`, which keeps the value `init` gave it.
     /// Returns false when `value` is not of the property's type.
     func setValue(_ value: Any, of model: AnyObject) -> Bool
 }
 
-/// `@unchecked Sendable`: it holds only an immutable key path (see `PropertyMetadata`).
+/// `@unchecked Sendable`: it holds only immutable key paths (see `PropertyMetadata`).
 struct KeyPathAccessor<Model: AnyObject, Value>: PropertyAccessor, @unchecked Sendable {
-    let keyPath: ReferenceWritableKeyPath<Model, Value>
+    let keyPath: KeyPath<Model, Value>
+    /// Nil for a persisted `let`, which nothing sets after `init`.
+    let writableKeyPath: ReferenceWritableKeyPath<Model, Value>?
+
+    init(keyPath: KeyPath<Model, Value>) {
+        self.keyPath = keyPath
+        self.writableKeyPath = keyPath as? ReferenceWritableKeyPath<Model, Value>
+    }
 
     // Accessors are looked up through the model's own entity, so the object
     // is always a `Model`; unsafeDowncast checks that in debug builds without
@@ -230,7 +238,8 @@ struct KeyPathAccessor<Model: AnyObject, Value>: PropertyAccessor, @unchecked Se
 
     func setValue(_ value: Any, of model: AnyObject) -> Bool {
         guard let value = value as? Value else { return false }
-        typed(model)[keyPath: keyPath] = value
+        guard let writableKeyPath else { return true }
+        typed(model)[keyPath: writableKeyPath] = value
         return true
     }
 }
