@@ -105,7 +105,7 @@ struct DeclarationShapeTests {
         try context.save()
         let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Ledger>()).first)
         #expect(fetched.id == ledger.id)
-        #expect(fetched.created == ledger.created)
+        #expect(abs(fetched.created.timeIntervalSince(ledger.created)) < 0.000_001)
         #expect(fetched.amount == ledger.amount)
         #expect(fetched.tags == ["a", "b"] && fetched.status == .booked && fetched.note == "n")
         #expect(fetched.budget == Budget(amount: 1, currency: "EUR"))

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The store of an app's models, as SwiftData's `ModelContainer`: it opens
 /// (or creates) the store file, checks that it holds the app's schema, and
 /// hands out contexts.
@@ -17,40 +19,39 @@ public final class ModelContainer: Sendable {
     public let configurations: [ModelConfiguration]
     let store: Store
     private let mainContextBox = MainContextBox()
+    private let plan: MigrationPlanType?
 
-    /// Opens the store for these model types.
+    /// The migration plan the container was opened with, as SwiftData's
+    /// `ModelContainer.migrationPlan`; nil when none was given.
+    public var migrationPlan: (any SchemaMigrationPlan.Type)? { plan?.type }
+
+    /// Opens the store for these model types, as SwiftData's
+    /// `init(for:migrationPlan:configurations:)`. With `migrationPlan`, a
+    /// store of an earlier version is migrated by the plan; without, a
+    /// changed schema is migrated by inference when no data would be lost.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
+    /// ```
     /// - Throws: `ModelStoreError` when the file cannot be opened, is not a
-    ///   ModelStore store, is of a newer format, or holds another schema.
-    public convenience init(for forTypes: any PersistentModel.Type..., configurations: ModelConfiguration...) throws {
-        try self.init(for: Schema(forTypes), configurations: configurations)
-    }
-
-    /// Opens the store for a schema.
-    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`.
-    public convenience init(for schema: Schema, configurations: ModelConfiguration...) throws {
-        try self.init(for: schema, configurations: configurations)
-    }
-
-    /// Opens the store for these model types, migrating it with `migrationPlan`
-    /// when it holds an earlier version, as SwiftData's initializer of the
-    /// same shape. Without a plan, a changed schema is migrated by inference
-    /// when no data would be lost.
-    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`; also
-    ///   `.migrationFailed` naming the step that failed (the store is then as
-    ///   it was), `.destructiveMigration`, `.duplicateValues`,
-    ///   `.noMigrationPath`, and the script errors.
+    ///   ModelStore store, is of a newer format, or holds another schema that
+    ///   no migration leads from; `.migrationFailed` naming the step that
+    ///   failed (the store is then as it was), `.destructiveMigration`,
+    ///   `.duplicateValues`, `.noMigrationPath`, and the script errors;
+    ///   `.invalidSchema` when more than one configuration is given.
     public convenience init(
-        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)?,
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: ModelConfiguration...
     ) throws {
         try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
     }
 
-    /// Opens the store for a schema with an array of configurations.
-    /// - Throws: `ModelStoreError`, as `init(for:configurations:)`; also
-    ///   `.invalidSchema` when more than one configuration is given.
-    public convenience init(for schema: Schema, configurations: [ModelConfiguration]) throws {
-        try self.init(for: schema, migrationPlan: nil, configurations: configurations)
+    /// Opens the store for a schema, with the configurations listed one by one.
+    /// - Throws: `ModelStoreError`, as `init(for:migrationPlan:configurations:)`.
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
+    ) throws {
+        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
     }
 
     /// Opens the store for a schema, migrating it with `migrationPlan` when it
@@ -58,7 +59,7 @@ public final class ModelContainer: Sendable {
     /// version when the schema was built from bare types.
     /// - Throws: `ModelStoreError`, as `init(for:migrationPlan:configurations:)`.
     public init(
-        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration]
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
     ) throws {
         guard configurations.count <= 1 else {
             throw ModelStoreError.invalidSchema(reason: "ModelStore stores a container in one file; give one ModelConfiguration")
@@ -74,6 +75,7 @@ public final class ModelContainer: Sendable {
         {
             schema.version = match.versionIdentifier
         }
+        self.plan = migrationPlan.map(MigrationPlanType.init)
         self.store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
     }
 
@@ -83,6 +85,50 @@ public final class ModelContainer: Sendable {
         self.schema = store.schema
         self.configurations = [store.configuration]
         self.store = store
+        self.plan = nil
+    }
+
+    /// Deletes every object of every entity from the store, in one
+    /// transaction, as SwiftData's `erase()`. The store keeps its schema,
+    /// its migration history and its key counters, so an identifier of an
+    /// erased object is never given to a new one. Objects that contexts
+    /// still hold are gone from the store: fetch again.
+    /// - Throws: `ModelStoreError.readOnlyStore` for a read-only store;
+    ///   `.saveFailed` naming the table, with nothing deleted, when the store
+    ///   cannot be written (locked past the busy timeout, a full disk).
+    public func erase() throws {
+        guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
+        let connection = try store.openConnection()
+        var tables: [String] = []
+        for entity in store.schema.entities {
+            for relationship in entity.relationships {
+                if case .joinTable(let name, isSource: true) = relationship.storage { tables.append(name) }
+            }
+        }
+        tables += store.schema.entities.map(\.name)
+        var current = ""
+        do {
+            try connection.transaction {
+                for table in tables {
+                    current = table
+                    try connection.execute("DELETE FROM \(quoteIdentifier(table))")
+                }
+            }
+        } catch let error as SQLiteError {
+            throw ModelStoreError.saveFailed(entity: current, row: nil, underlying: error)
+        }
+    }
+
+    /// Deletes every object from the store, as SwiftData's `deleteAllData()`.
+    /// It cannot throw, so a failure is written to standard error; use
+    /// `erase()`, which reports it.
+    @available(*, deprecated, renamed: "erase()", message: "erase() reports a failure; deleteAllData() can only print it")
+    public func deleteAllData() {
+        do {
+            try erase()
+        } catch {
+            FileHandle.standardError.write(Data("ModelStore: deleteAllData() failed: \(error)\n".utf8))
+        }
     }
 
     /// The context of the main actor, created on first use, with
@@ -96,6 +142,12 @@ public final class ModelContainer: Sendable {
         mainContextBox.context = context
         return context
     }
+}
+
+/// A migration plan's type, shared between isolation domains: a metatype is
+/// an immutable value.
+private struct MigrationPlanType: @unchecked Sendable {
+    let type: any SchemaMigrationPlan.Type
 }
 
 @MainActor

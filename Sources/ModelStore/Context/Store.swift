@@ -133,6 +133,15 @@ final class Store: Sendable {
         }
         if !exists {
             let folder = configuration.url.deletingLastPathComponent().path(percentEncoded: false)
+            // The default location's folder is the app's own to make, as
+            // SwiftData makes Application Support; an explicit URL's is not.
+            if configuration.usesDefaultLocation {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw ModelStoreError.cannotOpen(path: path, reason: "the folder \(folder) cannot be created: \(error.localizedDescription)")
+                }
+            }
             guard FileManager.default.fileExists(atPath: folder) else {
                 throw ModelStoreError.cannotOpen(path: path, reason: "the folder \(folder) does not exist")
             }

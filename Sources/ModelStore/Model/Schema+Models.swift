@@ -21,6 +21,23 @@ extension Schema {
         let schema = Schema(entities: ordered.map(Schema.Entity.init(modelType:)), version: version)
         self = (try? schema.resolvingRelationships()) ?? schema
     }
+
+    /// Creates a schema from model classes listed one by one, as SwiftData's
+    /// variadic `Schema(_:version:)`.
+    public init(_ types: any PersistentModel.Type..., version: Version = Version(1, 0, 0)) {
+        self.init(types, version: version)
+    }
+
+    /// The schema of one version of a versioned schema: its models, with its
+    /// version identifier, as SwiftData's `Schema(versionedSchema:)`.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(
+    ///     for: Schema(versionedSchema: TripsV2.self), migrationPlan: TripsPlan.self, configurations: config)
+    /// ```
+    public init(versionedSchema: any VersionedSchema.Type) {
+        self.init(versionedSchema.models, version: versionedSchema.versionIdentifier)
+    }
 }
 
 extension Schema.Entity {
