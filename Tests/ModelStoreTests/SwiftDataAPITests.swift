@@ -92,3 +92,30 @@ struct SwiftDataAPITests {
         #expect(try ModelContext(readOnly).fetchCount(FetchDescriptor<Graph.Trip>()) == 1)
     }
 }
+
+@Suite("getValue(forKey:) and setValue(forKey:to:)")
+struct KeyValueTests {
+    @Test("reads and writes go through the tracked accessors, inverses included")
+    func keyValueAccess() throws {
+        let store = try TestStore()
+        let container = try ModelContainer(for: Graph.Trip.self, configurations: store.configuration)
+        let context = ModelContext(container)
+        let trip = Graph.Trip(name: "Rome")
+        let forum = Graph.Stop(title: "Forum")
+        context.insert(trip)
+        try context.save()
+
+        trip.setValue(forKey: \.name, to: "Roma")
+        trip.setValue(forKey: \.stops, to: [forum])
+        #expect(trip.getValue(forKey: \.name) == "Roma")
+        #expect(trip.getValue(forKey: \.stops).map(\.title) == ["Forum"])
+        #expect(forum.getValue(forKey: \.trip) === trip, "the inverse follows")
+        let changed = Set(context.changedPropertyNames(of: trip))
+        #expect(changed == ["name", "stops"])
+        forum.setValue(forKey: \.trip, to: nil)
+        #expect(trip.stops.isEmpty)
+        try context.save()
+        let fetched = try #require(try ModelContext(container).fetch(FetchDescriptor<Graph.Trip>()).first)
+        #expect(fetched.getValue(forKey: \.name) == "Roma")
+    }
+}
