@@ -29,12 +29,14 @@ struct StoreOptions: ParsableArguments {
     @Argument(help: "The store file.")
     var store: String
 
-    @Option(help: "Seconds to wait for another process's lock before giving up.")
+    @Option(
+        help: ArgumentHelp("Seconds to wait for another process's lock before giving up (0 to 86400).", valueName: "seconds"),
+        transform: NumericOption.seconds)
     var wait: Double = 5
 
     /// Opens the store; read-only unless the command writes.
     func open(readOnly: Bool = true) throws -> DynamicStore {
-        try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(Int(max(0, wait) * 1000)))
+        try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(NumericOption.milliseconds(wait)))
     }
 }
 

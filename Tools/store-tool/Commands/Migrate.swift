@@ -55,7 +55,7 @@ struct Migrate: ParsableCommand {
             migrationOptions.takesSnapshot = !noSnapshot
             migrationOptions.allowsDataLoss = allowDataLoss
             migrationOptions.runsScriptsInOneTransaction = oneTransaction
-            migrationOptions.busyTimeout = .milliseconds(Int(max(0, options.wait) * 1000))
+            migrationOptions.busyTimeout = .milliseconds(NumericOption.milliseconds(options.wait))
             let migrator = try StoreMigrator(
                 storeAt: URL(filePath: options.store), scriptsFolder: folder, options: migrationOptions)
             if status {
