@@ -16,7 +16,12 @@ struct StoreTool: ParsableCommand {
 
             Exit codes: 0 success, 1 check found problems, 2 bad input, 3 object not found, \
             4 cannot open the store, 5 newer store format, 6 store locked, 7 refused by the store's \
-            rules, 8 other failure, 64 command-line usage.
+            rules, 8 other failure, 9 cannot write the output file, 64 command-line usage (also a \
+            number out of its option's range).
+
+            Limits: a filter holds at most 500 conditions, 12 levels of parentheses and not, and \
+            10000 values in its in-lists; --wait is 0 to 86400 seconds, --limit and --offset 0 or \
+            more, show --depth 0 to 100.
             """,
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,

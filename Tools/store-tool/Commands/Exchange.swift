@@ -20,6 +20,10 @@ struct Export: ParsableCommand {
             ordered list of keys). jsonl and csv export the rows of one entity, streaming (csv: attributes \
             and to-ones as Entity:ID).
 
+            --output is never the store, its -wal or its -shm (under any name); the file is written \
+            under a temporary name beside it and renamed into place when complete, so a failed export \
+            leaves an existing file as it was.
+
             Examples:
               store-tool export trips.store --format json --output trips.json
               store-tool export trips.store Stop --format csv > stops.csv
