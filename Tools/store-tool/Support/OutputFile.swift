@@ -69,10 +69,15 @@ enum OutputFile {
     /// Refuses a destination that is the store, its `-wal` or its `-shm`.
     /// - Throws: `ToolError` (bad input) naming both paths.
     static func refuseStore(_ destination: String, store: String, option: String) throws {
-        let files = [
-            (store, "the store \(store)"), (store + "-wal", "the write-ahead log of the store \(store)"),
-            (store + "-shm", "the shared-memory index of the store \(store)"),
-        ]
+        // SQLite keeps the -wal and -shm beside the file a link names, so
+        // they are looked for beside the store's path and beside its target.
+        var files: [(String, String)] = []
+        for base in Set([store, resolved(store)]).sorted() {
+            files += [
+                (base, "the store \(store)"), (base + "-wal", "the write-ahead log of the store \(store)"),
+                (base + "-shm", "the shared-memory index of the store \(store)"),
+            ]
+        }
         let target = resolved(destination)
         let targetIdentity = identity(destination)
         for (file, what) in files {
