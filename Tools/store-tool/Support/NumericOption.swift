@@ -9,6 +9,7 @@ import ArgumentParser
 /// | `--wait SECONDS` | 0 to 86,400 (a day), fractions allowed |
 /// | `--limit N`, `--offset N` | 0 to 9,223,372,036,854,775,807 |
 /// | `show --depth N` | 0 to 100 |
+/// | `migrate --to VERSION` | a script version: digits, such as 0002 |
 ///
 /// `inf`, `nan`, `1e300` and negative numbers are refused rather than
 /// clamped: a silently different value would be a silently different answer.
@@ -53,5 +54,15 @@ enum NumericOption {
             throw ValidationError("expected a whole number from 0 to \(maximumDepth)")
         }
         return value
+    }
+
+    /// Parses `migrate --to`: a script version, digits only (`0002`), as
+    /// the scripts' file names start; `-1` or `+3` would be read as numbers.
+    /// - Throws: `ValidationError` naming the form.
+    static func version(_ text: String) throws -> String {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }), Int(text) != nil else {
+            throw ValidationError("expected a script version: digits, such as 0002")
+        }
+        return text
     }
 }
