@@ -16,7 +16,12 @@ struct StoreTool: ParsableCommand {
 
             Exit codes: 0 success, 1 check found problems, 2 bad input, 3 object not found, \
             4 cannot open the store, 5 newer store format, 6 store locked, 7 refused by the store's \
-            rules, 8 other failure, 64 command-line usage.
+            rules, 8 other failure, 9 cannot write the output file, 64 command-line usage (also a \
+            number out of its option's range).
+
+            Limits: a filter holds at most 500 conditions, 12 levels of parentheses and not, and \
+            10000 values in its in-lists; --wait is 0 to 86400 seconds, --limit and --offset 0 or \
+            more, show --depth 0 to 100, migrate --to digits (0002).
             """,
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
@@ -29,14 +34,16 @@ struct StoreOptions: ParsableArguments {
     @Argument(help: "The store file.")
     var store: String
 
-    @Option(help: "Seconds to wait for another process's lock before giving up.")
+    @Option(
+        help: ArgumentHelp("Seconds to wait for another process's lock before giving up (0 to 86400).", valueName: "seconds"),
+        transform: NumericOption.seconds)
     var wait: Double = 5
 
     /// Opens the store; read-only unless the command writes. A store whose
     /// file holds schema objects ModelStore did not make (a trigger, a view,
     /// …) opens read-only with a warning, and refuses every write.
     func open(readOnly: Bool = true) throws -> DynamicStore {
-        let opened = try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(Int(max(0, wait) * 1000)))
+        let opened = try DynamicStore(path: store, readOnly: readOnly, busyTimeout: .milliseconds(NumericOption.milliseconds(wait)))
         let foreign = opened.foreignSchemaObjects
         if !foreign.isEmpty {
             let shown = foreign.prefix(3).map(\.description).joined(separator: ", ") + (foreign.count > 3 ? ", …" : "")

@@ -35,7 +35,7 @@ extension DynamicStore {
         let select = try QuerySQLBuilder.select(
             schema: schema, entity: table.entity, columns: { "\($0).\(quoteIdentifier(primaryKeyColumn))" },
             where: try filter.map { try filterExpression($0, entity: table.entity) }, orderBy: [], limit: nil, offset: nil)
-        let statement = try connection.prepare(select.sql)
+        let statement = try prepareFiltered(select.sql, filter: filter)
         try select.bind(to: statement)
         var ids: [ObjectID] = []
         while try statement.step() { ids.append(ObjectID(entity: table.name, key: statement.int64(at: 0))) }

@@ -19,6 +19,28 @@ extension DynamicStore {
         _ = try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: expression)
     }
 
+    /// Prepares the SQL compiled from a query with `filter`. The parser's
+    /// limits keep every filter within what SQLite parses; should SQLite still
+    /// refuse one as too complex (a build with a smaller parser stack), that
+    /// is reported as a bad filter, not as a failure of the store.
+    /// - Throws: `DynamicStoreError.invalidFilter` for a filter SQLite finds
+    ///   too complex; `SQLiteError` for anything else.
+    func prepareFiltered(_ sql: String, filter: String?) throws -> Statement {
+        do {
+            return try connection.prepare(sql)
+        } catch {
+            // SQLite's messages for a statement beyond its limits: its
+            // parser's stack (YYSTACKDEPTH), expression depth
+            // (SQLITE_MAX_EXPR_DEPTH) and bound parameters (SQLITE_MAX_VARIABLE_NUMBER).
+            let tooComplex = ["parser stack overflow", "Expression tree is too large", "too many SQL variables"]
+            guard filter != nil, error.primaryCode == SQLiteError.error, tooComplex.contains(where: error.message.hasPrefix) else {
+                throw error
+            }
+            throw DynamicStoreError.invalidFilter(
+                column: 1, reason: "the filter is too complex for SQLite (\(error.message)); nest it less deeply or split it")
+        }
+    }
+
     /// Sort keys (`name`, `trip.name:desc`, `id`) as orderings.
     /// - Throws: `DynamicStoreError.invalidSort`.
     func orderings(_ keys: [String]) throws -> [QueryOrdering] {

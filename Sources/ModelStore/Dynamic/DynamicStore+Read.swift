@@ -60,7 +60,7 @@ extension DynamicStore {
     public func forEach(_ query: DynamicQuery, _ body: (DynamicObject) throws -> Void) throws {
         let table = try table(named: query.entity)
         let select = try selectStatement(query, table: table)
-        let statement = try connection.prepare(select.sql)
+        let statement = try prepareFiltered(select.sql, filter: query.filter)
         for (index, value) in select.bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
         while try statement.step() {
             var object = try readObject(table, from: statement, countsFrom: select.countColumn)
@@ -82,7 +82,7 @@ extension DynamicStore {
     public func count(_ entity: String, filter: String?) throws -> Int {
         let table = try table(named: entity)
         let compiled = try countQuery(filter, table: table)
-        let statement = try connection.prepare(compiled.sql)
+        let statement = try prepareFiltered(compiled.sql, filter: filter)
         try compiled.bind(to: statement)
         _ = try statement.step()
         return Int(statement.int64(at: 0))

@@ -180,6 +180,9 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
     case validationFailed([String])
     /// `sql` was given a statement that writes, or more than one statement.
     case notReadOnlySQL(String)
+    /// `sql` was given a statement that does not compile or that SQLite
+    /// refuses to run (its message, such as `no such table: Trips`).
+    case invalidSQL(String)
     /// An import file does not fit the store's schema; every problem is
     /// listed, one line each, naming the entity, the record and the property.
     case invalidImport([String])
@@ -205,6 +208,8 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
                 ? problems[0] : "\(problems.count) problems: " + problems.joined(separator: "; ")
         case .notReadOnlySQL(let reason):
             return "refused: \(reason); sql runs read-only statements only"
+        case .invalidSQL(let message):
+            return "invalid SQL: \(message)"
         case .invalidImport(let problems):
             return problems.count == 1
                 ? problems[0] : "\(problems.count) problems in the import file: " + problems.joined(separator: "; ")

@@ -55,7 +55,9 @@ struct FilterLexer {
                 tokens.append(FilterToken(kind: keywords.contains(lowered) ? .keyword(lowered) : .identifier(word), column: column))
             } else if character.isASCII && character.isNumber {
                 tokens.append(try number(characters, &index))
-            } else if character == "\"" || character == "'" {
+            } else if let first = character.unicodeScalars.first, first == "\"" || first == "'" {
+                // A quote followed by combining marks is one Character ("\u{301}…):
+                // the marks open the string's text.
                 tokens.append(FilterToken(kind: .string(try string(characters, &index)), column: column))
             } else {
                 let pair = index + 1 < characters.count ? String([character, characters[index + 1]]) : ""
@@ -112,20 +114,29 @@ struct FilterLexer {
     }
 
     private static func string(_ characters: [Character], _ index: inout Int) throws(DynamicStoreError) -> String {
-        let quote = characters[index]
+        var marks = characters[index].unicodeScalars
+        let quote = Character(marks.removeFirst())
         let start = index + 1
         index += 1
-        var value = ""
+        var value = String(marks)
         while index < characters.count {
             let character = characters[index]
             if character == quote {
                 index += 1
                 return value
             }
+            if character.unicodeScalars.first == quote.unicodeScalars.first {
+                throw .invalidFilter(column: index + 1, reason: "a combining mark follows the closing \(quote); write it as \\u{…} inside the string")
+            }
             if character == "\\" {
                 guard index + 1 < characters.count else { break }
                 let escaped = characters[index + 1]
                 index += 2
+                if escaped.unicodeScalars.count > 1, let first = escaped.unicodeScalars.first, first == "\"" || first == "'" || first == "\\" {
+                    // An escaped quote or backslash with combining marks on it.
+                    value.append(escaped)
+                    continue
+                }
                 switch escaped {
                 case "\"", "'", "\\": value.append(escaped)
                 case "n": value.append("\n")

@@ -16,6 +16,22 @@
 /// literal    := number | string | true | false | nil
 /// list       := "[" [literal ("," literal)*] "]"
 /// ```
+///
+/// A filter is user input, and every pass over it walks its tree
+/// recursively (this parser, the resolver, the query compiler) or has a limit
+/// of its own (SQLite refuses expressions deeper than 1000 and, in the builds
+/// of SQLite 3.40, SQL whose nesting needs more than 100 entries of its
+/// parser's stack), so its size is bounded: at most `maximumDepth` levels of
+/// parentheses and `not`, at most `maximumConditions` conditions, and at
+/// most `maximumListValues` values in its `in` lists together. A chain of
+/// `and`s (or of `or`s) becomes a balanced tree here, so 500 conditions
+/// joined by `and` nest 9 levels deep, not 500, and the compiler writes it
+/// as one flat chain.
+///
+/// The depth limit is SQLite's: the costliest shape, `a or b and (…)` at
+/// every level with a to-many question at the bottom, takes about seven
+/// entries of that stack per level, and fails past 13 levels. Every filter
+/// within these limits compiles and runs.
 indirect enum FilterNode: Equatable {
     case and(FilterNode, FilterNode)
     case or(FilterNode, FilterNode)
@@ -60,12 +76,26 @@ enum FilterLiteral: Equatable {
 
 /// Parses a filter into a `FilterNode`.
 struct FilterParser {
+    /// The most levels of parentheses and `not` a filter may nest.
+    static let maximumDepth = 12
+    /// The most conditions (comparisons, `contains`, `in`, a Bool alone) a filter may hold.
+    static let maximumConditions = 500
+    /// The most values the `in` lists of a filter may hold together (each is
+    /// one bound parameter, and SQLite allows 32,766 per statement).
+    static let maximumListValues = 10_000
+
     private var tokens: [FilterToken]
     private var position = 0
+    private var depth = 0
+    private var conditions = 0
+    private var listValues = 0
 
     /// Parses `text`.
     /// - Throws: `DynamicStoreError.invalidFilter` with the column of the
-    ///   first problem.
+    ///   first problem, also for a filter past `maximumDepth`,
+    ///   `maximumConditions` or `maximumListValues`.
+    /// - Complexity: O(n) in the length of `text`; recursion at most
+    ///   `maximumDepth` levels deep.
     static func parse(_ text: String) throws(DynamicStoreError) -> FilterNode {
         var parser = FilterParser(tokens: try FilterLexer.tokens(text))
         guard parser.current.kind != .end else { throw .invalidFilter(column: 1, reason: "the filter is empty") }
@@ -89,21 +119,37 @@ struct FilterParser {
     }
 
     private mutating func parseOr() throws(DynamicStoreError) -> FilterNode {
-        var node = try parseAnd()
-        while accept(.keyword("or"), .symbol("||")) { node = .or(node, try parseAnd()) }
-        return node
+        var operands = [try parseAnd()]
+        while accept(.keyword("or"), .symbol("||")) { operands.append(try parseAnd()) }
+        return Self.balanced(operands[...], FilterNode.or)
     }
 
     private mutating func parseAnd() throws(DynamicStoreError) -> FilterNode {
-        var node = try parseUnary()
-        while accept(.keyword("and"), .symbol("&&")) { node = .and(node, try parseUnary()) }
-        return node
+        var operands = [try parseUnary()]
+        while accept(.keyword("and"), .symbol("&&")) { operands.append(try parseUnary()) }
+        return Self.balanced(operands[...], FilterNode.and)
+    }
+
+    /// `a and b and c and d` as `(a and b) and (c and d)`: the same answer
+    /// (both are associative), in a tree log2(n) deep instead of n.
+    private static func balanced(_ operands: ArraySlice<FilterNode>, _ join: (FilterNode, FilterNode) -> FilterNode) -> FilterNode {
+        guard operands.count > 1 else { return operands[operands.startIndex] }
+        // The left half takes the odd operand: `a and b and c` is `(a and b) and c`.
+        let middle = operands.startIndex + (operands.count + 1) / 2
+        return join(balanced(operands[..<middle], join), balanced(operands[middle...], join))
     }
 
     private mutating func parseUnary() throws(DynamicStoreError) -> FilterNode {
-        if accept(.keyword("not"), .symbol("!")) { return .not(try parseUnary()) }
+        let token = current
+        if accept(.keyword("not"), .symbol("!")) {
+            try enter(token)
+            defer { depth -= 1 }
+            return .not(try parseUnary())
+        }
         if current.kind == .symbol("(") {
             let open = current.column
+            try enter(token)
+            defer { depth -= 1 }
             advance()
             let node = try parseOr()
             guard accept(.symbol(")")) else {
@@ -111,7 +157,21 @@ struct FilterParser {
             }
             return node
         }
+        conditions += 1
+        guard conditions <= Self.maximumConditions else {
+            throw .invalidFilter(
+                column: token.column, reason: "the filter has more than \(Self.maximumConditions) conditions; split it, or use 'in [...]'")
+        }
         return try parseCondition()
+    }
+
+    /// One more level of parentheses or `not`, refused past `maximumDepth`.
+    private mutating func enter(_ token: FilterToken) throws(DynamicStoreError) {
+        depth += 1
+        guard depth <= Self.maximumDepth else {
+            throw .invalidFilter(
+                column: token.column, reason: "the filter nests deeper than \(Self.maximumDepth) levels of parentheses and 'not'")
+        }
     }
 
     private mutating func parseCondition() throws(DynamicStoreError) -> FilterNode {
@@ -155,6 +215,10 @@ struct FilterParser {
             let item = try parseOperand()
             guard case .literal = item else {
                 throw .invalidFilter(column: item.column, reason: "a list holds values, not property names")
+            }
+            listValues += 1
+            guard listValues <= Self.maximumListValues else {
+                throw .invalidFilter(column: item.column, reason: "the filter's lists hold more than \(Self.maximumListValues) values")
             }
             items.append(item)
         } while accept(.symbol(","))

@@ -6,6 +6,11 @@ import Foundation
 /// constants of the compared attribute's kind, in its stored form (dates as
 /// seconds since 1970, UUIDs as text, Bools as 0/1, enums by raw value), so
 /// the compiler binds exactly what the column holds.
+///
+/// The walk is recursive, one call per level of the tree; `FilterParser`
+/// bounds that depth (its nesting and condition limits, and balanced chains
+/// of `and` and `or`), so a parsed filter never nests deep enough to
+/// exhaust the stack.
 struct FilterResolver {
     let schema: Schema
 

@@ -26,7 +26,16 @@ protocol SQLTranslatablePredicateExpression {
 
 /// Walks a predicate's expression tree and builds the `QueryExpression` that
 /// `QuerySQLBuilder` compiles.
+///
+/// The walk is recursive, one call per level of the tree, so a tree deeper
+/// than `maximumDepth` (one built in code, in a loop) is refused with an
+/// error instead of overflowing the stack. A predicate written out in source
+/// nests a few levels per condition (`$0.name == "x" && $0.nights > 3` is 4
+/// deep); 200 levels is far more than any written one needs.
 struct PredicateTranslator {
+    /// The deepest predicate expression tree that is translated.
+    static let maximumDepth = 200
+
     let entityName: String
     /// The row key a persistent identifier names in the store the query runs
     /// on, or nil when it names no row of it (another store, an unsaved object).
@@ -34,6 +43,8 @@ struct PredicateTranslator {
     private var variables: [PredicateExpressions.VariableID: PredicateTerm] = [:]
     /// How many to-many questions enclose the part being translated.
     private(set) var depth = 0
+    /// How many `translate` calls enclose the part being translated.
+    private var nesting = 0
 
     /// Translates a whole predicate over `T`.
     /// - Throws: `ModelStoreError.unsupportedQuery` naming the first part that
@@ -47,7 +58,16 @@ struct PredicateTranslator {
     }
 
     /// Translates a part of the tree.
+    /// - Throws: `ModelStoreError.unsupportedQuery` for a part with no SQL
+    ///   form, or past `maximumDepth` levels.
     mutating func translate(_ expression: Any) throws -> PredicateTerm {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maximumDepth else {
+            // The expression's own description would spell out every level.
+            throw ModelStoreError.unsupportedQuery(
+                entity: entityName, expression: "#Predicate", reason: "it nests deeper than \(Self.maximumDepth) levels")
+        }
         guard let translatable = expression as? any SQLTranslatablePredicateExpression else {
             throw unsupported(expression, "this kind of expression has no SQL form")
         }

@@ -34,9 +34,22 @@ struct QueryOrdering: Sendable {
 /// questions correlated subqueries, and every value a bound parameter.
 /// Identifiers are always quoted; no value is ever part of the SQL text, so
 /// one query shape is one SQL text and one cached prepared statement.
+///
+/// Compiling is recursive, one call per level of the expression, and SQLite
+/// refuses an expression deeper than 1000 (`SQLITE_MAX_EXPR_DEPTH`), so an
+/// expression deeper than `maximumDepth` is refused with
+/// `ModelStoreError.unsupportedQuery` before either can fail. Both front
+/// ends stay well within it: `PredicateTranslator` refuses predicates deeper
+/// than 200 levels, and the filter language's parser bounds a filter's
+/// nesting and its number of conditions.
 struct QuerySQLBuilder {
+    /// The deepest expression compiled.
+    static let maximumDepth = 500
+
     let schema: Schema
     private(set) var bindings: [SQLiteValue] = []
+    /// How many `compile` calls enclose the part being compiled.
+    private var nesting = 0
     var frames: [Frame]
     var aliasCount = 0
 
@@ -123,11 +136,12 @@ struct QuerySQLBuilder {
     mutating func condition(_ expression: QueryExpression) throws(ModelStoreError) -> String {
         let term = try compile(expression)
         switch term.type {
-        case .condition: return term.sql
-        case .value(.bool), .value(nil): return term.sql
-        default: throw unsupported(expression, "it is not a condition")
+        case .condition, .value(.bool), .value(nil): return term.sql
+        default: throw notACondition(expression)
         }
     }
+
+    private func notACondition(_ expression: QueryExpression) -> ModelStoreError { unsupported(expression, "it is not a condition") }
 
     /// The SQL of an ORDER BY list, ending with the row key.
     mutating func orderBy(_ orderings: [QueryOrdering]) throws(ModelStoreError) -> String {
@@ -160,72 +174,45 @@ struct QuerySQLBuilder {
 
     // MARK: Expressions
 
+    /// Compiles one expression and everything below it.
+    /// - Throws: `ModelStoreError.unsupportedQuery` for a form with no SQL,
+    ///   or past `maximumDepth` levels; `.unknownProperty`.
     mutating func compile(_ expression: QueryExpression) throws(ModelStoreError) -> Term {
+        nesting += 1
+        defer { nesting -= 1 }
+        guard nesting <= Self.maximumDepth else { throw tooDeep() }
+        // `not`, `and` and `or` are how conditions nest deep (a filter's
+        // parentheses, a predicate's chain of &&): they take the path with
+        // the smallest frames. In a debug build a frame holds the
+        // temporaries of every case its function spells out.
         switch expression {
-        case .constant(let constant):
-            return constantTerm(constant)
-        case .property(let reference):
-            return try property(reference)
-        case .identifier(let reference):
-            return try identifier(reference)
-        case .not(let operand):
-            return Term(sql: "NOT \(try condition(operand))", type: .condition, isNullable: false)
-        case .and(let lhs, let rhs):
-            return Term(sql: "(\(try condition(lhs)) AND \(try condition(rhs)))", type: .condition, isNullable: false)
-        case .or(let lhs, let rhs):
-            return Term(sql: "(\(try condition(lhs)) OR \(try condition(rhs)))", type: .condition, isNullable: false)
-        case .comparison(let lhs, let op, let rhs):
-            // A row key of another entity names no row of this one: decided
-            // before the constant is bound, so no parameter goes unused.
-            if case .constant(let constant) = rhs, let entity = constant.entity {
-                let left = try compile(lhs)
-                if case .key(let keyEntity) = left.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
-                return try comparison(left, op, try compile(rhs), expression)
-            }
-            if case .constant(let constant) = lhs, let entity = constant.entity {
-                let right = try compile(rhs)
-                if case .key(let keyEntity) = right.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
-                return try comparison(try compile(lhs), op, right, expression)
-            }
-            return try comparison(try compile(lhs), op, try compile(rhs), expression)
-        case .arithmetic(let lhs, let op, let rhs):
-            let (left, right) = (try compile(lhs), try compile(rhs))
-            let kind = arithmeticKind(left.type, right.type)
-            return Term(sql: "(\(left.sql) \(op.rawValue) \(right.sql))", type: .value(kind), isNullable: left.isNullable || right.isNullable)
-        case .negate(let operand):
-            let term = try compile(operand)
-            return Term(sql: "(- \(term.sql))", type: term.type, isNullable: term.isNullable)
-        case .isNil(let operand):
-            return Term(sql: "(\(try compile(operand).sql) IS NULL)", type: .condition, isNullable: false)
-        case .coalesce(let lhs, let rhs):
-            let (left, right) = (try compile(lhs), try compile(rhs))
-            return Term(sql: "coalesce(\(left.sql), \(right.sql))", type: left.type == .null ? right.type : left.type, isNullable: right.isNullable)
-        case .conditional(let test, let then, let otherwise):
-            let testSQL = try condition(test)
-            let (yes, no) = (try compile(then), try compile(otherwise))
-            return Term(
-                sql: "(CASE WHEN \(testSQL) THEN \(yes.sql) ELSE \(no.sql) END)", type: yes.type == .null ? no.type : yes.type,
-                isNullable: yes.isNullable || no.isNullable)
-        case .string(let operation, let lhs, let rhs):
-            return try string(operation, lhs, rhs, expression)
-        case .isIn(let value, let list):
-            return try isIn(value, list)
-        case .jsonArrayContains(let array, let element):
-            let (arrayTerm, elementTerm) = (try compile(array), try compile(element))
-            var comparison = "value = \(elementTerm.sql)"
-            // Swift compares the elements with String's ==: only a constant
-            // that equals nothing but its own bytes can use plain `=`.
-            if elementTerm.constantText.map(QueryFunctions.equalsOnlyItsBytes) != true {
-                comparison += " COLLATE \(QueryFunctions.stringCollation)"
-            }
-            return Term(
-                sql: "EXISTS (SELECT 1 FROM json_each(\(arrayTerm.sql)) WHERE \(comparison))", type: .condition,
-                isNullable: false)
-        case .jsonArrayCount(let array):
-            let term = try compile(array)
-            return Term(sql: "json_array_length(\(term.sql))", type: .value(.int), isNullable: term.isNullable)
-        case .toMany(let reference, let question):
-            return try toMany(reference, question)
+        case .not, .and, .or: return try logical(expression)
+        default: return try operation(expression)
+        }
+    }
+
+    private func tooDeep() -> ModelStoreError {
+        // The expression's own description would spell out every level.
+        .unsupportedQuery(entity: rootEntity.name, expression: "the condition", reason: "it nests deeper than \(Self.maximumDepth) levels")
+    }
+
+    private mutating func operation(_ expression: QueryExpression) throws(ModelStoreError) -> Term {
+        switch expression {
+        case .constant(let constant): return constantTerm(constant)
+        case .property(let reference): return try property(reference)
+        case .identifier(let reference): return try identifier(reference)
+        case .not, .and, .or: return try logical(expression)
+        case .comparison(let lhs, let op, let rhs): return try comparison(lhs, op, rhs, expression)
+        case .arithmetic(let lhs, let op, let rhs): return try arithmetic(lhs, op, rhs)
+        case .negate(let operand): return try minus(operand)
+        case .isNil(let operand): return try isNil(operand)
+        case .coalesce(let lhs, let rhs): return try coalesce(lhs, rhs)
+        case .conditional(let test, let then, let otherwise): return try conditional(test, then, otherwise)
+        case .string(let operation, let lhs, let rhs): return try string(operation, lhs, rhs, expression)
+        case .isIn(let value, let list): return try isIn(value, list)
+        case .jsonArrayContains(let array, let element): return try jsonArrayContains(array, element)
+        case .jsonArrayCount(let array): return try jsonArrayCount(array)
+        case .toMany(let reference, let question): return try toMany(reference, question)
         }
     }
 
@@ -242,14 +229,14 @@ struct QuerySQLBuilder {
         return Term(sql: parameter(constant.value), type: .value(kind), isNullable: false, constantText: text)
     }
 
-    private func arithmeticKind(_ lhs: Term.ValueType, _ rhs: Term.ValueType) -> ValueKind? {
+    func arithmeticKind(_ lhs: Term.ValueType, _ rhs: Term.ValueType) -> ValueKind? {
         for type in [lhs, rhs] { if case .value(let kind?) = type, kind == .double || kind == .float { return .double } }
         if case .value(let kind) = lhs, kind != nil { return kind }
         if case .value(let kind) = rhs { return kind }
         return nil
     }
 
-    private mutating func comparison(
+    mutating func comparison(
         _ left: Term, _ op: QueryExpression.ComparisonOperator, _ right: Term, _ expression: QueryExpression
     ) throws(ModelStoreError) -> Term {
         if left.type == .null || right.type == .null {
@@ -289,7 +276,7 @@ struct QuerySQLBuilder {
         return Term(sql: "(\(left.sql) \(sqlOperator) \(right.sql)\(collate))", type: .condition, isNullable: false)
     }
 
-    private func mismatchedKeys(_ op: QueryExpression.ComparisonOperator, _ expression: QueryExpression) throws(ModelStoreError) -> Term {
+    func mismatchedKeys(_ op: QueryExpression.ComparisonOperator, _ expression: QueryExpression) throws(ModelStoreError) -> Term {
         switch op {
         case .equal: return Term(sql: "0", type: .condition, isNullable: false)
         case .notEqual: return Term(sql: "1", type: .condition, isNullable: false)

@@ -58,6 +58,11 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public static let readOnly: Int32 = SQLITE_READONLY
     /// `SQLITE_CORRUPT`: the file is damaged.
     public static let corrupt: Int32 = SQLITE_CORRUPT
+    /// `SQLITE_ERROR`: a statement that does not compile (a syntax error, an
+    /// unknown table or column), or another error of the SQL itself.
+    public static let error: Int32 = SQLITE_ERROR
+    /// `SQLITE_TOOBIG`: a string or blob, or the statement, is too big.
+    public static let tooBig: Int32 = SQLITE_TOOBIG
 }
 
 /// Turns a SQLite result code into a thrown error, the way every `sqlite3_*`

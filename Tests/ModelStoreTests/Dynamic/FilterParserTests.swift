@@ -37,6 +37,16 @@ struct FilterParserTests {
         #expect(node == .comparison(.path(["a"], column: 1), .equal, .literal(.string("q\"\\\n\t\0é'"), column: 6), column: 3))
     }
 
+    @Test("a string may start with a combining mark, which joins the opening quote into one Character")
+    func combiningMarks() throws {
+        #expect(try FilterParser.parse("a == \"\u{301}x\"") == .comparison(.path(["a"], column: 1), .equal, .literal(.string("\u{301}x"), column: 6), column: 3))
+        #expect(try FilterParser.parse("a == '\u{301}'") == .comparison(.path(["a"], column: 1), .equal, .literal(.string("\u{301}"), column: 6), column: 3))
+        #expect(try FilterParser.parse("a == \"x\\\"\u{301}\"") == .comparison(.path(["a"], column: 1), .equal, .literal(.string("x\"\u{301}"), column: 6), column: 3))
+        #expect(throws: DynamicStoreError.invalidFilter(column: 8, reason: "a combining mark follows the closing \"; write it as \\u{…} inside the string")) {
+            try FilterParser.parse("a == \"x\"\u{301}")
+        }
+    }
+
     @Test("errors name the column of the problem", arguments: [
         (#"a == "x" and ("#, 15), (#"a = 1"#, 3), (#"a == "open"#, 6), ("a > 3x", 6), ("a ~ 1", 3), ("", 1),
         ("a in 1", 6), ("a == 1 )", 8), ("a.", 3), (#"a == "\q""#, 7), ("(a == 1", 8), ("1 2", 3), ("a in [b]", 7),

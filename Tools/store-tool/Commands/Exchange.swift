@@ -20,6 +20,10 @@ struct Export: ParsableCommand {
             ordered list of keys). jsonl and csv export the rows of one entity, streaming (csv: attributes \
             and to-ones as Entity:ID).
 
+            --output is never the store, its -wal or its -shm (under any name); the file is written \
+            under a temporary name beside it and renamed into place when complete, so a failed export \
+            leaves an existing file as it was.
+
             Examples:
               store-tool export trips.store --format json --output trips.json
               store-tool export trips.store Stop --format csv > stops.csv
@@ -34,51 +38,60 @@ struct Export: ParsableCommand {
 
     func run() throws {
         try reporting {
+            // Checked before the store is opened: truncating the store's own
+            // file (or its -wal) under the open connection would destroy it.
+            if let output { try OutputFile.refuseStore(output, store: options.store, option: "--output") }
             let store = try options.open()
             let chosen = try entities.map { try store.entity(named: $0) }
             let selected = chosen.isEmpty ? store.schema.entities : chosen
             if format != .json && selected.count != 1 {
                 throw ToolError.badInput("--format \(format.rawValue) exports one entity; name it, such as: export STORE Trip --format \(format.rawValue)")
             }
-            var descriptor = STDOUT_FILENO
-            if let output {
-                descriptor = open(output, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-                guard descriptor >= 0 else {
-                    throw ToolError(status: .failure, message: "cannot write \(output): \(String(cString: strerror(errno)))")
-                }
+            guard let output else {
+                try write(store, selected, to: STDOUT_FILENO, showsProgress: false)
+                return
             }
-            defer { if descriptor != STDOUT_FILENO { close(descriptor) } }
-            let sink = Output(fileDescriptor: descriptor)
-            // Progress only when the rows do not go to the terminal too.
-            let progress = ProgressLine(whenOutputIsTerminal: output != nil)
-            switch format {
-            case .json: try exportJSON(store, selected, sink, progress)
-            case .jsonl:
-                let entity = selected[0]
-                let total = try store.count(entity.name)
-                var done = 0
-                let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
-                try store.forEach(query) { object in
-                    sink.line(DynamicExchange.record(object, entity: entity))
-                    done += 1
-                    progress.update("export: \(entity.name)", done, total: total)
-                }
-            case .csv:
-                let entity = selected[0]
-                let total = try store.count(entity.name)
-                var done = 0
-                let fields = entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
-                let writer = ObjectWriter(format: .csv, fields: fields, output: sink)
-                try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { object in
-                    writer.write(object)
-                    done += 1
-                    progress.update("export: \(entity.name)", done, total: total)
-                }
-                writer.finish()
+            try OutputFile.write(output) { descriptor in
+                try write(store, selected, to: descriptor, showsProgress: true)
             }
-            sink.flush()
-            progress.finish()
-            if sink.failed { throw ToolError(status: .failure, message: "the export could not be written completely") }
+        }
+    }
+
+    /// Streams the export to `descriptor`.
+    /// - Throws: `ToolError` (cannot write the output file) when a write fails.
+    private func write(_ store: DynamicStore, _ selected: [Schema.Entity], to descriptor: Int32, showsProgress: Bool) throws {
+        let sink = Output(fileDescriptor: descriptor)
+        // Progress only when the rows do not go to the terminal too.
+        let progress = ProgressLine(whenOutputIsTerminal: showsProgress)
+        switch format {
+        case .json: try exportJSON(store, selected, sink, progress)
+        case .jsonl:
+            let entity = selected[0]
+            let total = try store.count(entity.name)
+            var done = 0
+            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+            try store.forEach(query) { object in
+                sink.line(DynamicExchange.record(object, entity: entity))
+                done += 1
+                progress.update("export: \(entity.name)", done, total: total)
+            }
+        case .csv:
+            let entity = selected[0]
+            let total = try store.count(entity.name)
+            var done = 0
+            let fields = entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
+            let writer = ObjectWriter(format: .csv, fields: fields, output: sink)
+            try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { object in
+                writer.write(object)
+                done += 1
+                progress.update("export: \(entity.name)", done, total: total)
+            }
+            writer.finish()
+        }
+        sink.flush()
+        progress.finish()
+        if let failure = sink.failure {
+            throw OutputFile.cannotWrite(output ?? "standard output", failure)
         }
     }
 

@@ -108,28 +108,36 @@ struct SQL: ParsableCommand {
 struct Backup: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the store consistently through SQLite's backup API.",
-        discussion: "Example:\n  store-tool backup trips.store trips-2025-06-01.store")
+        discussion: """
+            The copy is written under a temporary name beside FILE and appears only when it is complete; \
+            FILE must not exist, and may not be the store, its -wal or its -shm under any name.
+
+            Example:
+              store-tool backup trips.store trips-2025-06-01.store
+            """)
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The new file (must not exist).") var destination: String
+    @Argument(help: "The new file (must not exist; never the store, its -wal or its -shm).") var destination: String
     @Flag(help: "Check that the copy can be made (the store opens, the file is new, its folder exists) and write nothing.")
     var dryRun = false
 
     func run() throws {
         try reporting {
+            try OutputFile.refuseStore(destination, store: options.store, option: "the backup")
             let store = try options.open(readOnly: true)
             if dryRun {
-                guard !FileManager.default.fileExists(atPath: destination) else {
-                    throw ModelStoreError.cannotOpen(path: destination, reason: "the file already exists; choose a new file")
-                }
-                let folder = URL(filePath: destination).deletingLastPathComponent().path(percentEncoded: false)
-                guard FileManager.default.isWritableFile(atPath: folder) else {
-                    throw ModelStoreError.cannotOpen(path: destination, reason: "the folder \(folder) does not exist or cannot be written")
-                }
+                try OutputFile.checkCreatable(destination)
                 print("dry run: would copy \(store.path) (\(store.fileSize) bytes) to \(destination); nothing was written")
                 return
             }
-            try store.backup(to: destination) { done, total in Terminal.progress("backup: pages", done, total) }
+            // The copy is made under a temporary name and appears whole, or not at all.
+            try OutputFile.create(destination) { file in
+                do {
+                    try store.backup(to: file) { done, total in Terminal.progress("backup: pages", done, total) }
+                } catch let error as SQLiteError where error.primaryCode != SQLiteError.busy {
+                    throw ToolError(status: .cannotWrite, message: "cannot write \(destination): \(error.message)")
+                }
+            }
             print("backed up \(store.path) to \(destination)")
         }
     }

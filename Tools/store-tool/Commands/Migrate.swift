@@ -28,7 +28,8 @@ struct Migrate: ParsableCommand {
     @Flag(help: "The same as --plan (every write command takes --dry-run).") var dryRun = false
     @Flag(help: "Record the scripts (up to --to) as applied without running them: for a store whose app code already made those changes.")
     var baseline = false
-    @Option(help: "Apply scripts up to this version (all when omitted).") var to: String?
+    @Option(help: "Apply scripts up to this version, such as 0002 (all when omitted).", transform: NumericOption.version)
+    var to: String?
     @Flag(help: "Apply every pending script in one transaction instead of one each.") var oneTransaction = false
     @Flag(help: "Skip the snapshot taken before the first step.") var noSnapshot = false
     @Flag(help: "Allow steps that drop data (a removed attribute or entity that holds values).") var allowDataLoss = false
@@ -55,7 +56,7 @@ struct Migrate: ParsableCommand {
             migrationOptions.takesSnapshot = !noSnapshot
             migrationOptions.allowsDataLoss = allowDataLoss
             migrationOptions.runsScriptsInOneTransaction = oneTransaction
-            migrationOptions.busyTimeout = .milliseconds(Int(max(0, options.wait) * 1000))
+            migrationOptions.busyTimeout = .milliseconds(NumericOption.milliseconds(options.wait))
             let migrator = try StoreMigrator(
                 storeAt: URL(filePath: options.store), scriptsFolder: folder, options: migrationOptions)
             if status {

@@ -15,8 +15,8 @@ struct List: ParsableCommand {
     @Argument(help: "The entity.") var entity: String
     @Option(name: .customLong("where"), help: "A filter, such as 'age > 30 and name contains \"x\"'.") var filter: String?
     @Option(help: "Sort keys: KEY[:desc],… (a property, a.b through to-ones, or id).") var sort: String?
-    @Option(help: "At most this many objects.") var limit: Int?
-    @Option(help: "Skip this many objects first.") var offset: Int?
+    @Option(help: "At most this many objects (0 or more).", transform: NumericOption.count) var limit: Int?
+    @Option(help: "Skip this many objects first (0 or more).", transform: NumericOption.count) var offset: Int?
     @Option(help: "The properties to show: a,b,… (all by default).") var fields: String?
     @Option(help: "table, json, jsonl or csv.") var format: OutputFormat?
 
@@ -72,7 +72,7 @@ struct Show: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "The object, Entity:ID.") var object: String
-    @Option(help: "How many relationship levels to follow.") var depth: Int = 0
+    @Option(help: "How many relationship levels to follow (0 to 100).", transform: NumericOption.depth) var depth: Int = 0
     @Option(help: "table or json.") var format: OutputFormat?
 
     func run() throws {
@@ -83,10 +83,10 @@ struct Show: ParsableCommand {
             let output = Output()
             if OutputFormat.resolved(format) == .table {
                 var shown: Set<ObjectID> = []
-                try printTree(root, store: store, depth: max(0, depth), indent: "", shown: &shown, output: output)
+                try printTree(root, store: store, depth: depth, indent: "", shown: &shown, output: output)
             } else {
                 var shown: Set<ObjectID> = []
-                output.line(try jsonTree(root, store: store, depth: max(0, depth), shown: &shown))
+                output.line(try jsonTree(root, store: store, depth: depth, shown: &shown))
             }
             output.flush()
         }

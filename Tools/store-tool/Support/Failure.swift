@@ -9,8 +9,10 @@ enum ExitStatus: Int32 {
     /// `check` found problems.
     case problemsFound = 1
     /// Bad input: an unknown entity or property, a value that does not
-    /// parse, a malformed filter, sort key, identifier or edit, an import
-    /// file that does not fit the schema, SQL that writes.
+    /// parse, a malformed filter (or one past the filter language's limits),
+    /// sort key, identifier or edit, an import file that does not fit the
+    /// schema, SQL that does not compile or writes, an output file that is
+    /// the store.
     case badInput = 2
     /// The object named does not exist.
     case notFound = 3
@@ -23,8 +25,12 @@ enum ExitStatus: Int32 {
     /// The store's rules refuse the change: a required or unique value, a
     /// relationship count, a `.deny` delete rule, a dangling reference.
     case refused = 7
-    /// Any other failure (I/O, a damaged file).
+    /// Any other failure (a damaged file, an I/O error on the store).
     case failure = 8
+    /// A file the command writes (`export --output`, `backup`'s copy)
+    /// cannot be written: its folder is missing or read-only, it exists
+    /// where a new file is needed, the disk is full. Nothing is left of it.
+    case cannotWrite = 9
 }
 
 /// Runs a command's body; any error becomes one line on stderr and its

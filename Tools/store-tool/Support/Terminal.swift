@@ -94,8 +94,9 @@ final class Output {
     private let fileDescriptor: Int32
     /// On a terminal every line shows at once.
     private let flushesEachLine: Bool
-    /// True once a write failed (a full disk, a closed pipe).
-    private(set) var failed = false
+    /// The `errno` of the first write that failed (a full disk, a closed
+    /// pipe); nil while every write succeeded. Later writes are dropped.
+    private(set) var failure: Int32?
 
     /// Writes to `fileDescriptor`, standard output by default.
     init(fileDescriptor: Int32 = STDOUT_FILENO) {
@@ -116,13 +117,18 @@ final class Output {
     /// Writes what is buffered.
     func flush() {
         guard !buffer.isEmpty else { return }
+        guard failure == nil else {
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
         buffer.withUnsafeBytes { bytes in
             guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
                 let written = write(fileDescriptor, base + offset, bytes.count - offset)
+                if written < 0 && errno == EINTR { continue }
                 if written <= 0 {
-                    failed = true
+                    failure = written < 0 ? errno : EIO
                     break
                 }
                 offset += written
