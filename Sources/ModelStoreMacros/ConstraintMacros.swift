@@ -41,7 +41,7 @@ struct ModelConstraints {
             default: continue
             }
             for argument in expansion.arguments {
-                guard let array = argument.expression.as(ArrayExprSyntax.self) else {
+                guard let array = Self.keyPathArray(argument.expression, allowingIndexTypes: kind == "index") else {
                     diagnostics.append(Diagnostic(at: argument.expression, .constraintArgument(expansion.macroName.text)))
                     continue
                 }
@@ -56,6 +56,20 @@ struct ModelConstraints {
                 if !names.isEmpty { entries.append(".\(kind)([\(names.joined(separator: ", "))])") }
             }
         }
+    }
+
+    /// The array of key paths an argument holds: `[\.a, \.b]`, or for
+    /// `#Index` also SwiftData's `.binary([…])` and `.rtree([…])`. SQLite has
+    /// no R-tree index over a table's columns (only R-tree virtual tables),
+    /// so an `.rtree` index is an ordinary index over the same columns.
+    private static func keyPathArray(_ expression: ExprSyntax, allowingIndexTypes: Bool) -> ArrayExprSyntax? {
+        if let array = expression.as(ArrayExprSyntax.self) { return array }
+        guard allowingIndexTypes, let call = expression.as(FunctionCallExprSyntax.self),
+            let member = call.calledExpression.as(MemberAccessExprSyntax.self),
+            ["binary", "rtree"].contains(member.declName.baseName.text),
+            call.arguments.count == 1, call.arguments.first?.label == nil
+        else { return nil }
+        return call.arguments.first?.expression.as(ArrayExprSyntax.self)
     }
 
     /// The property a key path such as `\.name` or `\Trip.name` names.

@@ -34,6 +34,31 @@ struct ConstraintMacroTests {
         )
     }
 
+    @Test("#Index's .binary and .rtree forms list ordinary indexes")
+    func indexTypes() {
+        assertExpansion(
+            """
+            @Model final class Place {
+                #Index<Place>(.binary([\\.name]), .rtree([\\.latitude, \\.longitude]))
+            }
+            """,
+            expandedSource: """
+                final class Place {
+
+                \(emptyModelMembers("Place"))
+
+                    public static var _$constraints: [ModelStore.Schema.Constraint] {
+                        [.index(["name"]), .index(["latitude", "longitude"])]
+                    }
+                }
+
+                extension Place: ModelStore.PersistentModel {
+                }
+                """,
+            macros: macros
+        )
+    }
+
     @Test("@Model(originalName:) generates the entity's earlier name")
     func originalEntityName() {
         assertExpansion(

@@ -56,6 +56,19 @@ extension Catalog {
     }
 }
 
+/// SwiftData's typed `#Index` forms.
+@Model final class Place {
+    #Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]))
+    var name: String
+    var latitude: Double
+    var longitude: Double
+    init(name: String, latitude: Double, longitude: Double) {
+        self.name = name
+        self.latitude = latitude
+        self.longitude = longitude
+    }
+}
+
 @Suite("Model declarations as SwiftData apps write them")
 struct DeclarationShapeTests {
     @Test("members named after the expansion's names compile and persist")
@@ -131,5 +144,17 @@ struct DeclarationShapeTests {
         #expect(fetched.number == 42 && fetched.issued == issued && fetched.payer == nil && fetched.kind == "receipt")
         let byNumber = try ModelContext(container).fetch(FetchDescriptor<Receipt>(predicate: #Predicate { $0.number == 42 }))
         #expect(byNumber.count == 1)
+    }
+
+    @Test("#Index(.binary, .rtree) makes ordinary indexes in the store")
+    func typedIndexes() throws {
+        let entity = Schema([Place.self]).entities[0]
+        #expect(entity.indexes == [["name"], ["latitude", "longitude"]])
+        let store = try TestStore()
+        _ = try ModelContainer(for: Place.self, configurations: store.configuration)
+        let connection = try Connection(location: store.configuration.url.path, mode: .readOnly)
+        let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'Place'")
+        _ = try statement.step()
+        #expect(statement.int64(at: 0) == 2)
     }
 }

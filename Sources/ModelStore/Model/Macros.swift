@@ -56,6 +56,18 @@ public macro Unique<T>(_ constraints: [PartialKeyPath<T>]...) =
 public macro Index<T>(_ indices: [PartialKeyPath<T>]...) =
     #externalMacro(module: "ModelStoreMacros", type: "IndexMacro")
 
+/// Declares indexes of a kind, as SwiftData's `#Index(.binary([…]), .rtree([…]))`.
+/// SQLite has no R-tree index over a table's columns (its R-trees are
+/// virtual tables of their own), so `.rtree` makes an ordinary index over
+/// the same columns, as `.binary` does.
+///
+/// ```swift
+/// #Index<Place>(.binary([\.name]), .rtree([\.latitude, \.longitude]))
+/// ```
+@freestanding(declaration)
+public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
+    #externalMacro(module: "ModelStoreMacros", type: "IndexMacro")
+
 /// Makes one stored property tracked; added by `@Model`, not written by hand.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
