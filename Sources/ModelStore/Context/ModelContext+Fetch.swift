@@ -348,11 +348,14 @@ extension ModelContext {
 
     /// A reader that resolves a row's relationship columns against this
     /// context: registered objects at once, the rest as faults.
+    /// A successor's rows resolve nothing at once: their optional
+    /// relationships stay faults with their keys (see `StateLink.keepsFaults`).
     func rowRelationshipReader(for table: EntityTable) -> RowRelationshipReader? {
         guard table.hasRelationships else { return nil }
+        let keepsFaults = isSuccessor || isClosing
         return RowRelationshipReader(
             registryNamed: { [unowned self] destination in
-                store.table(named: destination).flatMap { existingRegistry(for: $0) }
+                keepsFaults ? nil : store.table(named: destination).flatMap { existingRegistry(for: $0) }
             },
             load: { [unowned self] relationship, holderRowID, foreignKey in
                 try relatedModels(relationship, holderRowID: holderRowID, foreignKey: foreignKey)
