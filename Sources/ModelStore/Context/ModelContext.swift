@@ -153,7 +153,11 @@ public final class ModelContext {
     public func insert<T: PersistentModel>(_ model: T) {
         let state = model._$modelState
         if let owner = state.owner {
-            precondition(owner === self, "\(T.entityName) object is already in another ModelContext; insert it into one context only")
+            precondition(
+                owner === self,
+                (owner as? ModelContext)?.isSuccessor == true
+                    ? "\(T.entityName) object's context is gone; fetch its row in this context instead (model(for: object.persistentModelID))"
+                    : "\(T.entityName) object is already in another ModelContext; insert it into one context only")
             if state.lifecycle == .deleted {
                 state.lifecycle = .persisted
                 deleted.remove(model)
