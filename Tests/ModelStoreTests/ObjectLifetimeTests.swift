@@ -332,6 +332,20 @@ struct ObjectLifetimeTests {
         #expect(try paris.loadedValue(of: \.name) == "Paris")
     }
 
+    @Test("model(for:) that cannot read the row says so in lastFaultError")
+    func failedModelLookup() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try saveExpenses(container)
+        let identifier = try #require(try ModelContext(container).fetch(FetchDescriptor<Graph.Expense>()).first)
+            .persistentModelID
+        try rawSQL(store, #"UPDATE "Expense" SET "amount" = 'lots'"#)
+        let context = ModelContext(container)
+        #expect(context.model(for: identifier) == nil)
+        #expect(context.lastFaultError != nil)
+        #expect(throws: ModelStoreError.self) { try context.model(for: identifier, as: Graph.Expense.self) }
+    }
+
     @Test("A write after a failed load keeps the value written")
     func writeAfterFailedLoad() throws {
         let store = try TestStore()

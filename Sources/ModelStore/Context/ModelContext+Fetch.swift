@@ -84,9 +84,15 @@ extension ModelContext {
     /// Fetches the object with this identifier: the registered one when the
     /// context has it (temporary identifiers of saved objects included),
     /// otherwise read from the store. Nil when there is no such object, or its
-    /// row cannot be read (use `model(for:as:)` to see the error).
+    /// row cannot be read: then the error is kept in `lastFaultError` (use
+    /// `model(for:as:)` to have it thrown).
     public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
-        try? existingModel(for: persistentModelID)
+        do {
+            return try existingModel(for: persistentModelID)
+        } catch {
+            loadDidFail(error)
+            return nil
+        }
     }
 
     /// Fetches the object with this identifier as a `T`.

@@ -16,32 +16,37 @@ import Foundation
 //    (and their relationships are emptied: what they held was never saved).
 //    An object that can no longer be saved must not show values that the
 //    store does not hold.
-// 2. turns every loaded relationship of its objects back into a fault that
-//    remembers the row keys it held (`ModelStateExtras.loadedKeys`), and the
-//    objects prefetched for a fault into their keys. Then no object holds
-//    another (but through a non-optional to-one, which cannot be empty), and
-//    the objects that only the context and each other held are freed.
+// 2. turns every loaded relationship of its objects that holds objects back
+//    into a fault that remembers the row keys it held (`faultKeys` for a
+//    to-one stored in the row, as a fetch makes them, else
+//    `ModelStateExtras.loadedKeys`), and the objects prefetched for a fault
+//    into their keys. Then no object holds another (but through a
+//    non-optional to-one, which cannot be empty; a cycle made only of those
+//    cannot be loaded from a store, but an app can make one, and it is not
+//    freed), and the objects that only the context and each other held are
+//    freed.
 // 3. if objects are still alive (something still holds one of the links its
 //    objects hold, see `StateLink`), makes a successor: a context of the same
 //    container that no app sees, which takes over the identity map (the
 //    objects still alive, held as weakly as before) and the connection, and
-//    hands it the links. The links hold the successor strongly; it holds
-//    nothing strongly. The successor lives while any of those objects does.
+//    hands it the links. The links hold the successor strongly; it holds no
+//    object strongly. The successor lives while any of those objects does.
 //
 // The objects of a successor keep their faults (`StateLink.keepsFaults`):
 // a getter returns what the successor loads, by the remembered keys (found
 // in the identity map, or read from the store), and keeps nothing, so that
-// they never come to hold each other again. A read therefore returns
-// exactly what the gone context would have returned: the same objects for
-// a relationship it had loaded (but those deleted since), what the store
-// holds for one it had not; and within the objects alive, one row is one
-// object (`stop.trip === trip`). Rows the successor reads become its
-// objects, with the same rule. Their changes are not tracked (nobody can
-// save them: `modelContext` is nil); a write keeps its value in memory, as
-// on an object without context. When the last object of the gone context is
-// freed, the successor goes too, and hands whatever of its own objects is
-// still alive to a successor of its own, with the same steps but 1 and 2
-// (it has no changes, and its objects hold nothing that it loaded).
+// they never come to hold each other again. A read therefore returns what
+// the gone context would have returned: the same rows for a relationship it
+// had loaded (a row deleted since is left out once its object is freed and
+// has to be read again), what the store holds for one it had not; and
+// within the objects alive, one row is one object (`stop.trip === trip`).
+// Rows the successor reads become its objects, with the same rule. Their
+// changes are not tracked (nobody can save them: `modelContext` is nil); a
+// write keeps its value in memory, as on an object without context. When
+// the last object of the gone context is freed, the successor goes too, and
+// hands whatever of its own objects is still alive to a successor of its
+// own, with step 3 only: it has no changes, and its objects hold nothing
+// that it loaded (what the app wrote into them stays as written).
 //
 // The work is done at the deinit and on such objects only: fetches, reads
 // and saves of live contexts do nothing more.
@@ -122,12 +127,19 @@ extension ModelContext {
                 continue
             }
             let related = relationship.accessor.loadedModels(of: model) ?? []
-            // A non-optional to-one cannot be empty: it keeps its object.
-            guard relationship.accessor.setModels([], of: model) else { continue }
+            // Nil or empty holds nothing, and reads as a live context would
+            // read it; a non-optional to-one cannot be empty: it keeps its
+            // object.
+            guard !related.isEmpty, relationship.accessor.setModels([], of: model) else { continue }
             state.faults.insert(ordinal)
+            if relationship.holdsForeignKey, related.count == 1, let key = related[0]._$modelState.rowID {
+                // As a fault made by a fetch: no array to allocate.
+                state.makeExtras().faultKeys[ordinal] = key
+            } else if let keys = rowIDs(of: related) {
+                state.makeExtras().loadedKeys[ordinal] = keys
+            }
             // Without every key (an object not saved: not after a rollback),
             // the fault reads the store instead.
-            if let keys = rowIDs(of: related) { state.makeExtras().loadedKeys[ordinal] = keys }
         }
     }
 
