@@ -246,6 +246,20 @@ struct ObjectLifetimeTests {
         #expect(second == nil)
     }
 
+    @Test("Changes of related objects read after the context went are forwarded as in a live context")
+    func forwardingAfterTheContextWent() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try saveExpenses(container)
+        let paris = try #require(try trip(named: "Paris", in: container))
+        let expense = try #require(paris.expenses.first)
+        var changes: [ModelChange] = []
+        let subscription = paris.objectWillChange.sink { changes.append($0) }
+        expense.amount = 5
+        #expect(changes.map(\.relationshipPath) == [[\Trip.expenses]])
+        subscription.cancel()
+    }
+
     @Test("Attributes a partial fetch left out load after the context went")
     func unfetchedAttributes() throws {
         let store = try TestStore()

@@ -283,7 +283,7 @@ extension ModelContext: ModelStateOwner {
         let link =
             stateLinks.first { $0.table === table }
             ?? {
-                let made = StateLink(owner: self, table: table, keepsFaults: isSuccessor)
+                let made = StateLink(owner: self, table: table, keepsFaults: isSuccessor || isClosing)
                 stateLinks.append(made)
                 return made
             }()
