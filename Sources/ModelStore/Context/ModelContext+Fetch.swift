@@ -354,6 +354,7 @@ extension ModelContext {
 
     /// A reader that resolves a row's relationship columns against this
     /// context: registered objects at once, the rest as faults.
+    ///
     /// A successor's rows resolve nothing at once: their optional
     /// relationships stay faults with their keys (see `StateLink.keepsFaults`).
     func rowRelationshipReader(for table: EntityTable) -> RowRelationshipReader? {
