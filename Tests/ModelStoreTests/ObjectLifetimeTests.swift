@@ -174,6 +174,36 @@ struct ObjectLifetimeTests {
         #expect(weakSuccessor == nil)
     }
 
+    @Test("A self-referential ring reads round after its context went, and is freed after")
+    func ring() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let writer = ModelContext(container)
+        let nodes = ["a", "b", "c"].map { Graph.Node(label: $0) }
+        nodes.forEach(writer.insert)
+        for index in nodes.indices { nodes[index].next = nodes[(index + 1) % nodes.count] }
+        try writer.save()
+        weak var weakNode: Graph.Node?
+        weak var weakNext: Graph.Node?
+        do {
+            let context = ModelContext(container)
+            let fetched = try context.fetch(FetchDescriptor<Graph.Node>(sortBy: [SortDescriptor(\.label)]))
+            #expect(fetched.map { $0.next?.label } == ["b", "c", "a"])
+            #expect(fetched.map { $0.previous?.label } == ["c", "a", "b"])
+            (weakNode, weakNext) = (fetched[0], fetched[1])
+        }
+        #expect(weakNode == nil && weakNext == nil)
+        do {
+            let a = try #require(
+                try ModelContext(container).fetch(FetchDescriptor<Graph.Node>(predicate: #Predicate { $0.label == "a" })).first)
+            #expect(a.next?.next?.next === a)
+            #expect(a.previous?.previous?.label == "b")
+            weakNode = a
+            weakNext = a.next
+        }
+        #expect(weakNode == nil && weakNext == nil)
+    }
+
     @Test("A context dropped with unsaved changes discards them and frees what it held")
     func pendingChangesAreDiscarded() throws {
         let store = try TestStore()
