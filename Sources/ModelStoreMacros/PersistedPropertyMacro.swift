@@ -42,9 +42,21 @@ extension PersistedPropertyMacro: AccessorMacro {
         // A relationship that is not loaded yet (a fault) is loaded on first
         // access. For an attribute the test is one inline bit test that is
         // never true, and `_$faultValue` resolves to a generic no-op. Faults
-        // live in the state: an object without one has none.
+        // live in the state: an object without one has none. A fault that is
+        // still one after loading belongs to an object whose context went:
+        // the getter returns the value without keeping it (so that such
+        // objects never hold each other). A write first makes the property
+        // stop being a fault, so that what it writes is what is read after.
         let loadFault = """
             if _$modelStateIfMade?.isFault(\(ordinal)) == true, let value = _$faultValue(\(ordinal), as: Swift.type(of: \(storage))) {
+            if _$modelStateIfMade?.isFault(\(ordinal)) == true {
+            return value
+            }
+            \(storage) = value
+            }
+            """
+        let loadFaultBeforeWrite = """
+            if _$modelStateIfMade?.isFault(\(ordinal)) == true, let value = _$faultValueBeforeWrite(\(ordinal), as: Swift.type(of: \(storage))) {
             \(storage) = value
             }
             """
@@ -64,7 +76,7 @@ extension PersistedPropertyMacro: AccessorMacro {
             """,
             """
             set {
-            \(raw: loadFault)
+            \(raw: loadFaultBeforeWrite)
             guard _$willChange(\(ordinal), from: \(raw: storage), to: newValue) else {
             return
             }
@@ -77,7 +89,7 @@ extension PersistedPropertyMacro: AccessorMacro {
             // know whether the object had a registrar before it.
             """
             _modify {
-            \(raw: loadFault)
+            \(raw: loadFaultBeforeWrite)
             let observed = _$willModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage))
             defer {
             _$didModify(\(ordinal), keyPath: \\.\(name), current: \(raw: storage), observed: observed)

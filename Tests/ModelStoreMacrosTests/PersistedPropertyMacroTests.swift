@@ -15,12 +15,15 @@ struct PersistedPropertyMacroTests {
                 get {
                     access(keyPath: \.\#(name))
                     if _$modelStateIfMade?.isFault(\#(ordinal)) == true, let value = _$faultValue(\#(ordinal), as: Swift.type(of: _\#(name))) {
+                        if _$modelStateIfMade?.isFault(\#(ordinal)) == true {
+                            return value
+                        }
                         _\#(name) = value
                     }
                     return _\#(name)
                 }
                 set {
-                    if _$modelStateIfMade?.isFault(\#(ordinal)) == true, let value = _$faultValue(\#(ordinal), as: Swift.type(of: _\#(name))) {
+                    if _$modelStateIfMade?.isFault(\#(ordinal)) == true, let value = _$faultValueBeforeWrite(\#(ordinal), as: Swift.type(of: _\#(name))) {
                         _\#(name) = value
                     }
                     guard _$willChange(\#(ordinal), from: _\#(name), to: newValue) else {
@@ -31,7 +34,7 @@ struct PersistedPropertyMacroTests {
                     }
                 }
                 _modify {
-                    if _$modelStateIfMade?.isFault(\#(ordinal)) == true, let value = _$faultValue(\#(ordinal), as: Swift.type(of: _\#(name))) {
+                    if _$modelStateIfMade?.isFault(\#(ordinal)) == true, let value = _$faultValueBeforeWrite(\#(ordinal), as: Swift.type(of: _\#(name))) {
                         _\#(name) = value
                     }
                     let observed = _$willModify(\#(ordinal), keyPath: \.\#(name), current: _\#(name))

@@ -53,8 +53,9 @@ struct IdentityTests {
         #expect(all.allSatisfy { $0.modelContext === context && !$0.persistentModelID.isTemporary })
     }
 
-    // States hold their context through a link the context clears when it
-    // goes: objects that outlive it read no context, and can still be used.
+    // States hold their context through a link that the context hands to a
+    // successor no app sees when it goes (see ObjectLifetimeTests): objects
+    // that outlive it read no context, and can still be used.
     @Test func objectsThatOutliveTheirContextHaveNone() throws {
         let store = try TestStore()
         let container = try store.containerWithSavedTrips(3)

@@ -62,7 +62,9 @@ struct LazyStateTests {
         #expect(context.existingRegistry(for: table)?.count == 50)
     }
 
-    @Test func anObjectOutlivingItsContextMakesAStateWithoutOwner() throws {
+    // The state's owner is then the context that took the object over when
+    // its own went (see ModelContext+Succession.swift), which no app sees.
+    @Test func anObjectOutlivingItsContextMakesAStateWithoutContext() throws {
         let store = try TestStore()
         let container = try store.containerWithSavedTrips(1)
         var context: ModelContext? = ModelContext(container)

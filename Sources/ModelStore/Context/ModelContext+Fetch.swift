@@ -84,9 +84,15 @@ extension ModelContext {
     /// Fetches the object with this identifier: the registered one when the
     /// context has it (temporary identifiers of saved objects included),
     /// otherwise read from the store. Nil when there is no such object, or its
-    /// row cannot be read (use `model(for:as:)` to see the error).
+    /// row cannot be read: then the error is kept in `lastFaultError` (use
+    /// `model(for:as:)` to have it thrown).
     public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
-        try? existingModel(for: persistentModelID)
+        do {
+            return try existingModel(for: persistentModelID)
+        } catch {
+            loadDidFail(error)
+            return nil
+        }
     }
 
     /// Fetches the object with this identifier as a `T`.
@@ -348,11 +354,15 @@ extension ModelContext {
 
     /// A reader that resolves a row's relationship columns against this
     /// context: registered objects at once, the rest as faults.
+    ///
+    /// A successor's rows resolve nothing at once: their optional
+    /// relationships stay faults with their keys (see `StateLink.keepsFaults`).
     func rowRelationshipReader(for table: EntityTable) -> RowRelationshipReader? {
         guard table.hasRelationships else { return nil }
+        let keepsFaults = isSuccessor || isClosing
         return RowRelationshipReader(
             registryNamed: { [unowned self] destination in
-                store.table(named: destination).flatMap { existingRegistry(for: $0) }
+                keepsFaults ? nil : store.table(named: destination).flatMap { existingRegistry(for: $0) }
             },
             load: { [unowned self] relationship, holderRowID, foreignKey in
                 try relatedModels(relationship, holderRowID: holderRowID, foreignKey: foreignKey)

@@ -13,7 +13,7 @@ extension ModelContext {
         _ relationship: RuntimeRelationship, holderRowID: Int64?, foreignKey: Int64?
     ) throws -> [any PersistentModel] {
         let destination = try destinationTable(of: relationship)
-        guard let type = store.modelType(of: destination) else { return [] }
+        let type = try modelType(of: destination)
         if relationship.schema.foreignKeyColumn != nil {
             guard let foreignKey else { return [] }
             if let model = registered(destination, rowID: foreignKey) { return [model] }
@@ -38,6 +38,14 @@ extension ModelContext {
         eagerLoadDepth += 1
         defer { eagerLoadDepth -= 1 }
         return try body()
+    }
+
+    /// The model class of `table`'s objects.
+    /// - Throws: `ModelStoreError.entityNotInSchema` when the container's
+    ///   schema was not built from classes that include it.
+    func modelType(of table: EntityTable) throws -> any PersistentModel.Type {
+        guard let type = store.modelType(of: table) else { throw ModelStoreError.entityNotInSchema(entity: table.name) }
+        return type
     }
 
     func destinationTable(of relationship: RuntimeRelationship) throws -> EntityTable {

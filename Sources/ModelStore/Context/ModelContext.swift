@@ -69,9 +69,9 @@ public final class ModelContext {
     /// The links this context's objects' states hold, one per entity table
     /// (see `StateLink`), each made when the first object of its table joins;
     /// a handful, searched in order.
-    @exclusivity(unchecked) fileprivate var stateLinks: [StateLink] = []
+    @exclusivity(unchecked) var stateLinks: [StateLink] = []
     /// The link asked for last.
-    @exclusivity(unchecked) fileprivate var lastStateLink: StateLink?
+    @exclusivity(unchecked) var lastStateLink: StateLink?
     /// Where a fetched object's initializer says what it kept of its row
     /// (see `PersistentRow.make`); allocated once, for every row this
     /// context reads.
@@ -81,47 +81,43 @@ public final class ModelContext {
         return slot
     }()
 
-    /// The error of the last relationship that could not be loaded on first
-    /// access (a getter cannot throw): the property kept its unloaded value
-    /// (nil or empty) and loads again on its next access. Nil when every load
-    /// succeeded. A related row deleted elsewhere is not an error: an optional
-    /// to-one then reads nil, a to-many the rows that remain.
+    /// The error of the last relationship or partially fetched attribute
+    /// that could not be loaded on first access (a getter cannot throw): the
+    /// property kept its unloaded value (nil, empty, or the placeholder) and
+    /// loads again on its next access. Nil when every load succeeded. Read
+    /// through `loadedValue(of:)` to get the error of one read thrown. A
+    /// related row deleted elsewhere is not an error: an optional to-one then
+    /// reads nil, a to-many the rows that remain.
     public internal(set) var lastFaultError: (any Error)?
+
+    /// True for a context made to take over the objects of a context that
+    /// went (see ModelContext+Succession.swift): no app sees it.
+    let isSuccessor: Bool
+    /// Set when the context starts going (its deinit).
+    @exclusivity(unchecked) var isClosing = false
 
     /// Creates a context for the container's store.
     public init(_ container: ModelContainer) {
         self.container = container
+        isSuccessor = false
     }
 
-    // Related objects refer to each other (a trip holds its stops, each stop
-    // its trip), as in Core Data and SwiftData: a loaded graph would keep
-    // itself alive after the app let go of it. Loaded relationships only
-    // make sense with their context (which loads and saves them), so when the
-    // context goes, its objects let go of each other and the graph is freed.
+    /// A context that takes over what `predecessor`, which is going, leaves:
+    /// its identity map (the objects still alive) and its connection.
+    init(succeeding predecessor: ModelContext) {
+        container = predecessor.container
+        isSuccessor = true
+        identityMap = predecessor.identityMap
+        connectionStorage = predecessor.connectionStorage
+    }
+
     deinit {
-        for link in stateLinks { link.ownerWillDeinit() }
         defer { handOverSlot.deallocate() }
-        var models = inserted.models + changed.models + deleted.models
-        // Only objects with relationships can be part of a cycle.
-        for registry in identityMap.values where registry.hasRelationships {
-            models += registry.models
-        }
-        for model in models {
-            releaseRelationships(of: model)
-        }
-    }
-
-    private func releaseRelationships(of model: any PersistentModel) {
-        guard let relationships = model._$modelState.table?.relationships else { return }
-        let state = model._$modelState
-        state.isApplyingStoredValues = true
-        defer { state.isApplyingStoredValues = false }
-        for relationship in relationships.all where !state.isFault(relationship.ordinal) {
-            relationship.accessor.setModels([], of: model)
-        }
-        state.faults = PropertyBitSet()
-        state.extras?.faultKeys = [:]
-        state.extras?.prefetched = [:]
+        // The context's own references to its links, so that the links the
+        // objects still hold can be told apart.
+        lastStateLink = nil
+        lastInsertedClass = nil
+        close()
     }
 
     /// The context's connection, opened on first use.
@@ -157,7 +153,11 @@ public final class ModelContext {
     public func insert<T: PersistentModel>(_ model: T) {
         let state = model._$modelState
         if let owner = state.owner {
-            precondition(owner === self, "\(T.entityName) object is already in another ModelContext; insert it into one context only")
+            precondition(
+                owner === self,
+                (owner as? ModelContext)?.isSuccessor == true
+                    ? "\(T.entityName) object's context is gone; fetch its row in this context instead (model(for: object.persistentModelID))"
+                    : "\(T.entityName) object is already in another ModelContext; insert it into one context only")
             if state.lifecycle == .deleted {
                 state.lifecycle = .persisted
                 deleted.remove(model)
@@ -283,7 +283,7 @@ extension ModelContext: ModelStateOwner {
         let link =
             stateLinks.first { $0.table === table }
             ?? {
-                let made = StateLink(owner: self, table: table)
+                let made = StateLink(owner: self, table: table, keepsFaults: isSuccessor || isClosing)
                 stateLinks.append(made)
                 return made
             }()
@@ -293,16 +293,22 @@ extension ModelContext: ModelStateOwner {
 
     func adopt(_ model: any PersistentModel) {
         let state = model._$modelState
-        guard state.owner == nil, state.lifecycle == .detached else { return }
+        // A successor takes no new objects: nobody can save them.
+        guard state.owner == nil, state.lifecycle == .detached, !isSuccessor, !isClosing else { return }
         insert(model)
     }
 
     func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any? {
         let state = model._$modelState
-        guard let table = state.table, let rowID = state.rowID, table.entity.properties.indices.contains(ordinal),
-            let read = table.entity.properties[ordinal].readUnfetched, let column = table.slots[ordinal].column
-        else { return nil }
         do {
+            guard let table = state.table, let rowID = state.rowID, table.entity.properties.indices.contains(ordinal),
+                let read = table.entity.properties[ordinal].readUnfetched, let column = table.slots[ordinal].column
+            else {
+                throw ModelStoreError.invalidValue(
+                    entity: state.table?.name ?? String(describing: type(of: model)), property: "#\(ordinal)",
+                    row: state.rowID, reason: "the attribute was not fetched and cannot be read on its own",
+                    path: store.configuration.displayPath)
+            }
             let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             let statement = try connection().cachedStatement(sql)
             defer { statement.reset() }
@@ -318,7 +324,7 @@ extension ModelContext: ModelStateOwner {
                     path: store.configuration.displayPath)
             }
         } catch {
-            lastFaultError = error
+            loadDidFail(error)
             return nil
         }
     }
@@ -326,12 +332,24 @@ extension ModelContext: ModelStateOwner {
     func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]? {
         let state = model._$modelState
         do {
-            return try relatedModels(
-                relationship, holderRowID: state.rowID, foreignKey: state.extras?.faultKeys[relationship.ordinal])
+            let models =
+                state.link?.keepsFaults == true
+                ? try keptFaultModels(relationship, of: state)
+                : try relatedModels(
+                    relationship, holderRowID: state.rowID, foreignKey: state.extras?.faultKeys[relationship.ordinal])
+            if models.count > 1, !relationship.schema.isToMany {
+                throw toOneClaimedTwice(relationship, of: state, count: models.count)
+            }
+            return models
         } catch {
-            lastFaultError = error
+            loadDidFail(error)
             return nil
         }
+    }
+
+    func loadDidFail(_ error: any Error) {
+        lastFaultError = error
+        LoadFailures.report(error)
     }
 
     func modelStateWillDeinit(table: EntityTable, rowID: Int64) {
@@ -339,6 +357,12 @@ extension ModelContext: ModelStateOwner {
     }
 
     func modelDidBecomeDirty(_ model: any PersistentModel, state: ModelState, committed: consuming CommittedValue) {
+        // Nobody can save the changes of an object whose context went (or
+        // is going): they stay in memory, as on an object without context.
+        if isSuccessor || isClosing {
+            state.markClean()
+            return
+        }
         if state.lifecycle == .persisted || state.lifecycle == .deleted {
             changed.append(model, state: state, committed: committed)
             pendingWork.noteChange(in: state.table)
@@ -358,6 +382,11 @@ private struct MainContextReference: @unchecked Sendable {
 
 extension PersistentModel {
     /// The context the object belongs to, or nil when it was never inserted,
-    /// was rolled back out of its context, or its context is gone.
-    public var modelContext: ModelContext? { _$modelState.owner as? ModelContext }
+    /// was rolled back out of its context, or its context is gone. An object
+    /// whose context is gone still loads its relationships (see
+    /// ModelContext+Succession.swift); changes made to it are not saved.
+    public var modelContext: ModelContext? {
+        guard let context = _$modelState.owner as? ModelContext, !context.isSuccessor else { return nil }
+        return context
+    }
 }

@@ -36,6 +36,8 @@ protocol ModelStateOwner: AnyObject {
     /// Reads an attribute that a partial fetch left unread. Nil when it
     /// cannot be read; the owner keeps the error.
     func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any?
+    /// Reports a value that could not be loaded (see `LoadFailures`).
+    func loadDidFail(_ error: any Error)
 }
 
 /// The per-object state of a model object (`_$modelState`): the
@@ -156,7 +158,9 @@ public final class ModelState {
     /// The owning context and the entity's table (see `StateLink`); nil for
     /// an object that was never inserted or fetched.
     @exclusivity(unchecked) var link: StateLink?
-    /// The owning context; nil when there is none or it is gone.
+    /// The owning context; nil when there is none. For an object whose
+    /// context went, the context that took it over (which the app does not
+    /// see: `modelContext` is nil).
     var owner: (any ModelStateOwner)? { link?.owner }
     /// The entity's table; kept after the object leaves its context, so that
     /// a saved object keeps its identifier.
@@ -194,6 +198,18 @@ public final class ModelState {
     /// True when relationship `ordinal` is not loaded yet; called by generated accessors.
     @inlinable
     public func isFault(_ ordinal: Int) -> Bool { faults.contains(ordinal) }
+
+    /// Makes property `ordinal` stop being a fault, without loading it: it
+    /// is about to be written.
+    @usableFromInline
+    func resolveFault(_ ordinal: Int) {
+        guard faults.contains(ordinal) else { return }
+        faults.remove(ordinal)
+        guard let extras else { return }
+        extras.faultKeys[ordinal] = nil
+        extras.loadedKeys[ordinal] = nil
+        extras.prefetched[ordinal] = nil
+    }
 
     /// Creates the state of a new object; `@Model` calls it.
     public init() {}
@@ -252,40 +268,6 @@ public final class ModelState {
         // and most of them never changed since they were made.
         if !dirty.isEmpty { dirty = PropertyBitSet() }
         if let extras, !extras.moreCommitted.isEmpty { extras.moreCommitted = [:] }
-    }
-}
-
-/// What a model object's state holds of its context and entity: the context
-/// keeps one link per entity table, the states hold their link strongly, and
-/// the context clears its links' owner when it goes, so that a state
-/// outliving its context reads no owner (and still has its table, for its
-/// identifier).
-///
-/// Not a weak or unowned reference to the context itself: a weak one gave
-/// the context a side table (and every retain and release of it the slow
-/// path); an unowned one cost two calls into the runtime's unowned count
-/// per fetched object (about a hundred instructions) and one more per read.
-/// A strong reference to the link costs an ordinary retain, and one link for
-/// owner and table one retain per fetched object instead of two (each an
-/// atomic operation on a line that every object of the fetch shares).
-final class StateLink {
-    // Confined, as the states that read it, to the context's isolation
-    // domain. Unowned(unsafe): valid while set, because the context clears
-    // it as the first thing its deinit does, before anything it runs can
-    // read it.
-    @exclusivity(unchecked) private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
-    /// The entity's table; nil for an object whose type is not in its
-    /// context's schema (its save throws).
-    let table: EntityTable?
-
-    init(owner: (any ModelStateOwner)?, table: EntityTable?) {
-        self.owner = owner
-        self.table = table
-    }
-
-    /// Called by the owner's deinit: from now on, states read no owner.
-    func ownerWillDeinit() {
-        owner = nil
     }
 }
 

@@ -31,6 +31,10 @@ final class ModelStateExtras {
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
     @exclusivity(unchecked) var prefetched: OrdinalMap<RelatedObjects> = OrdinalMap()
+    /// For an object whose faults stay faults (see `StateLink.keepsFaults`),
+    /// the row keys each relationship holds, by ordinal, in order: what it
+    /// held when its context went, or what it loaded first since.
+    @exclusivity(unchecked) var loadedKeys: OrdinalMap<[Int64]> = OrdinalMap()
 }
 
 extension ModelState {

@@ -132,13 +132,36 @@ extension PersistentModel {
 
     /// Called by a generated accessor when attribute `ordinal` is a fault (a
     /// partial fetch did not read it): its value, read from the store now.
-    /// Nil when it is not a fault or cannot be read (the owner keeps the error).
+    /// Nil when it is not a fault or cannot be read: the attribute then
+    /// keeps its placeholder, stays a fault (the next read tries again), and
+    /// the failure is reported (see LoadFailures.swift).
     public func _$faultValue<Value>(_ ordinal: Int, as type: Value.Type) -> Value? {
         let state = _$modelState
         guard state.faults.contains(ordinal) else { return nil }
-        // Once tried, never again: a failure is reported through the owner.
+        guard let owner = state.owner else {
+            // An object whose deletion was saved: the row, and the value, are gone.
+            let slots = state.table?.slots ?? []
+            LoadFailures.report(
+                ModelStoreError.invalidValue(
+                    entity: state.table?.name ?? Self.entityName,
+                    property: ordinal < slots.count ? slots[ordinal].name : "#\(ordinal)", row: state.rowID,
+                    reason: "the object's row was deleted before this attribute, which its fetch left out, was read",
+                    path: nil))
+            return nil
+        }
+        guard let value = owner.loadAttribute(ordinal, of: self) as? Value else { return nil }
         state.faults.remove(ordinal)
-        return state.owner?.loadAttribute(ordinal, of: self) as? Value
+        return value
+    }
+
+    /// Called by a generated setter or `_modify` before it writes attribute
+    /// `ordinal` while it is a fault: as `_$faultValue` (the value read is
+    /// the committed one), but the attribute stops being a fault whatever
+    /// the read gave, so that the value written is the one read after.
+    public func _$faultValueBeforeWrite<Value>(_ ordinal: Int, as type: Value.Type) -> Value? {
+        let value = _$faultValue(ordinal, as: type)
+        _$modelState.resolveFault(ordinal)
+        return value
     }
 
     /// Marks property `ordinal` dirty, keeping `old` as its committed value.

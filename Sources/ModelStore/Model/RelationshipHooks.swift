@@ -5,9 +5,11 @@
 
 extension PersistentModel {
     /// Loads relationship `ordinal` when it is a fault; called by generated
-    /// accessors. Nil when it is not a fault or cannot be loaded (the object
-    /// left its context, or its rows cannot be read): the property then keeps
-    /// its in-memory value (nil or empty).
+    /// getters. Nil when it is not a fault or cannot be loaded: the property
+    /// then keeps its in-memory value (nil or empty), stays a fault, and the
+    /// failure is reported (see LoadFailures.swift). For an object whose
+    /// faults stay faults (see `StateLink.keepsFaults`), the getter returns
+    /// the value without keeping it.
     ///
     /// Inlinable, so that the objects become the property's type in code
     /// specialized for it: unspecialized, the conversion asked the runtime
@@ -15,7 +17,20 @@ extension PersistentModel {
     @inlinable
     public func _$faultValue<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
         guard let related = _$faultModels(ordinal) else { return nil }
-        return related.value(as: Value.self)
+        if let value = related.value(as: Value.self) { return value }
+        _$faultDidNotFit(ordinal, related)
+        return nil
+    }
+
+    /// Loads relationship `ordinal` when it is a fault, before a generated
+    /// setter or `_modify` writes it: as `_$faultValue`, but the relationship
+    /// stops being a fault, whatever the load gave, so that the value written
+    /// is the one read after (a fault would load the stored value again).
+    @inlinable
+    public func _$faultValueBeforeWrite<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
+        let value = _$faultValue(ordinal, as: type)
+        _$modelState.resolveFault(ordinal)
+        return value
     }
 
     /// The objects relationship fault `ordinal` resolves to, or nil; see
@@ -27,9 +42,19 @@ extension PersistentModel {
         // The table's copy of the class's relationships, when the object has
         // one, is a field read; the shared cache takes a lock.
         let relationships = state.table?.relationships ?? ModelRelationships.of(Self.self)
-        guard let owner = state.owner, let relationship = relationships.relationship(at: ordinal) else {
+        guard let link = state.link, let owner = link.owner, let relationship = relationships.relationship(at: ordinal)
+        else {
+            // No owner: an object whose deletion was saved. Its row is gone,
+            // and nothing in the store refers to it or from it.
             state.faults.remove(ordinal)
             return nil
+        }
+        if link.keepsFaults {
+            guard let related = owner.loadRelationship(relationship, of: self) else { return nil }
+            if relationship.schema.forwardsChanges {
+                relationship.accessor.updateForwarding(of: self, adding: related, removing: [])
+            }
+            return .models(related)
         }
         let prefetched = state.extras?.prefetched.removeValue(forKey: ordinal)
         guard let related = prefetched ?? owner.loadRelationship(relationship, of: self).map(RelatedObjects.models) else {
@@ -41,6 +66,23 @@ extension PersistentModel {
             relationship.accessor.updateForwarding(of: self, adding: related.models, removing: [])
         }
         return related
+    }
+
+    /// Reports a fault that resolved to objects its property cannot hold
+    /// (several for a to-one: the store was edited without ModelStore) and
+    /// makes it a fault again, so that it is not read as empty.
+    @usableFromInline
+    func _$faultDidNotFit(_ ordinal: Int, _ related: RelatedObjects) {
+        let state = _$modelState
+        let count = related.models.count
+        state.faults.insert(ordinal)
+        let table = state.table
+        let error = ModelStoreError.invalidValue(
+            entity: table?.name ?? Self.entityName,
+            property: table.map { ordinal < $0.slots.count ? $0.slots[ordinal].name : "#\(ordinal)" } ?? "#\(ordinal)",
+            row: state.rowID, reason: "\(count) related rows do not fit the relationship (several for a to-one?)",
+            path: nil)
+        if let owner = state.owner { owner.loadDidFail(error) } else { LoadFailures.report(error) }
     }
 
     /// A relationship setter's check: false when nothing changes (the same
