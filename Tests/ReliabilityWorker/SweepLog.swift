@@ -1,0 +1,37 @@
+import Foundation
+
+/// Counts a sweep's runs and prints its problems, one line each
+/// ("problem: …"), for the test to report.
+struct SweepLog {
+    /// Runs in which at least one fault was injected.
+    private(set) var runs = 0
+    private(set) var problems = 0
+
+    mutating func countRun() { runs += 1 }
+
+    mutating func problem(_ text: String) {
+        problems += 1
+        say("problem: \(text)")
+    }
+
+    /// Checks that the store is intact and holds exactly `expected` (a dump).
+    mutating func check(_ files: StoreFiles, holds expected: [String: [String]], _ label: String) {
+        for line in StoreInspection.problems(files.path) { problem("\(label): \(line)") }
+        do {
+            let dump = try StoreInspection.dump(files.path)
+            if dump != expected {
+                problem("\(label): the store holds another state: " + StoreInspection.differences(dump, expected).joined(separator: "; "))
+            }
+        } catch {
+            problem("\(label): the store cannot be read: \(error)")
+        }
+    }
+
+    /// Checks that no connection to the store is left open.
+    mutating func checkClosed(_ files: StoreFiles, _ label: String) {
+        let open = files.openDescriptors()
+        if open > 0 { problem("\(label): \(open) file descriptors on the store are still open after its last context went away") }
+    }
+
+    var summary: String { "done runs \(runs) problems \(problems)" }
+}
