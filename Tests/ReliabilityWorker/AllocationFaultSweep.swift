@@ -27,10 +27,12 @@ struct AllocationFaultSweep {
         do {
             let session = try SaveSession(base.url)
             for earlier in 1..<number {
-                try session.apply(script.edits(forSave: earlier, from: session.state))
+                let edits = script.edits(forSave: earlier, from: state)
+                try session.apply(edits)
                 try session.save()
+                state = state.applying(edits)
+                session.forget(keeping: state)
             }
-            state = session.state
         }
         let edits = script.edits(forSave: number, from: state)
         let before = try StoreInspection.dump(base.path)
@@ -72,7 +74,7 @@ struct AllocationFaultSweep {
             if let failure { log.problem("\(label): failed without a failed allocation: \(failure)") }
             return false
         }
-        log.countRun()
+        log.countRun("allocation")
         if let failure {
             log.check(work, holds: before, "\(label): the save failed (\(failure)), so the store must be as before")
             do {

@@ -65,7 +65,7 @@ struct MigrationFaultSweep {
             if let failure { log.problem("\(label): failed without an injected fault: \(failure)") }
             return false
         }
-        log.countRun()
+        log.countRun(plan.operation.rawValue)
         if let failure {
             log.check(work, holds: old, "\(label): opening failed (\(failure)), so the store must be as before")
         } else {

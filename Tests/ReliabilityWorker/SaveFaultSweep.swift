@@ -32,10 +32,12 @@ struct SaveFaultSweep {
         do {
             let session = try SaveSession(base.url)
             for number in 1..<saves.lowerBound {
-                try session.apply(script.edits(forSave: number, from: session.state))
+                let edits = script.edits(forSave: number, from: state)
+                try session.apply(edits)
                 try session.save()
+                state = state.applying(edits)
+                session.forget(keeping: state)
             }
-            state = session.state
         }
         for number in saves {
             let edits = script.edits(forSave: number, from: state)
@@ -95,7 +97,7 @@ struct SaveFaultSweep {
             if let failure { log.problem("\(label): failed without an injected fault: \(failure)") }
             return false
         }
-        log.countRun()
+        log.countRun(plan.operation.rawValue)
         if let failure {
             log.check(work, holds: before, "\(label): the save failed (\(failure)), so the store must be as before")
             do {

@@ -8,8 +8,6 @@ final class SaveSession {
     let container: ModelContainer
     let context: ModelContext
     private(set) var objects: GraphObjects
-    /// The state the context's objects hold (what the store holds once the pending edits are saved).
-    private(set) var state: GraphState
 
     /// Opens the store at `url` (creating it when it does not exist) and fetches every object.
     /// - Throws: what opening the store or fetching throws.
@@ -17,20 +15,25 @@ final class SaveSession {
         container = try Graph.container(url)
         context = ModelContext(container)
         objects = GraphObjects(try GraphObjects.fetch(context))
-        state = GraphState(objects)
     }
+
+    /// The state the context's objects hold. Loads every relationship.
+    var state: GraphState { GraphState(objects) }
 
     /// Makes `edits` on the context's objects, without saving.
     /// - Throws: `WorkerError` when an edit names an object the context does not hold.
     func apply(_ edits: [GraphEdit]) throws {
         for edit in edits { try objects.apply(edit, in: context) }
-        state = state.applying(edits)
     }
 
-    /// Saves the pending edits; after a success, forgets the objects the save deleted.
+    /// Saves the pending edits.
     /// - Throws: what `ModelContext.save()` throws.
     func save() throws {
         try context.save()
+    }
+
+    /// Forgets the objects a save deleted: those whose keys are not in `state`.
+    func forget(keeping state: GraphState) {
         objects.keep(only: state.keys)
     }
 }
@@ -44,13 +47,27 @@ public struct StoreFiles: Sendable {
     public init(url: URL) { self.url = url }
     private var companions: [String] { [path, path + "-wal", path + "-shm", path + "-journal"] }
 
-    /// Replaces this store's files with copies of `other`'s (its WAL too, if it has one).
-    /// - Throws: what the file manager throws.
+    /// Replaces this store's content with `other`'s (its WAL too, if it
+    /// has one). No connection to either may be open. The files are
+    /// rewritten in place rather than replaced: the sweeps restore a store
+    /// thousands of times, and creating files is what costs most then. A
+    /// stale -shm file may stay: the first connection to open the store
+    /// rebuilds it.
+    /// - Throws: `WorkerError` when a file cannot be read or written.
     public func restore(from other: StoreFiles) throws {
-        let manager = FileManager.default
-        for file in companions where manager.fileExists(atPath: file) { try manager.removeItem(atPath: file) }
-        for (source, target) in zip(other.companions, companions) where source.hasSuffix("-shm") == false {
-            if manager.fileExists(atPath: source) { try manager.copyItem(atPath: source, toPath: target) }
+        for suffix in ["", "-wal", "-journal"] {
+            let source = other.path + suffix
+            let target = path + suffix
+            guard FileManager.default.fileExists(atPath: source) else {
+                if FileManager.default.fileExists(atPath: target) { try FileManager.default.removeItem(atPath: target) }
+                continue
+            }
+            guard let bytes = FileManager.default.contents(atPath: source) else { throw WorkerError("cannot read \(source)") }
+            let descriptor = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard descriptor >= 0 else { throw WorkerError("cannot write \(target): errno \(errno)") }
+            defer { close(descriptor) }
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written == bytes.count else { throw WorkerError("cannot write \(target): errno \(errno)") }
         }
     }
 

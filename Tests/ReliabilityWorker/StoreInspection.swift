@@ -11,7 +11,7 @@ public enum StoreInspection {
     public static func problems(_ path: String) -> [String] {
         var problems: [String] = []
         do {
-            let lines = try rows(path, "PRAGMA integrity_check").map { $0.joined() }
+            let lines = try RawConnection(path).rows("PRAGMA integrity_check").map { $0.joined() }
             if lines != ["t:ok"] { problems += lines.map { "integrity_check: \($0)" } }
         } catch {
             problems.append("integrity_check: \(error)")
@@ -29,14 +29,15 @@ public enum StoreInspection {
     /// not depend on when the migration ran.
     public static func dump(_ path: String) throws -> [String: [String]] {
         var dump: [String: [String]] = [:]
-        dump["sqlite_schema"] = try rows(path, "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").map { $0.joined(separator: "|") }
-        let tables = try rows(path, "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let connection = try RawConnection(path)
+        dump["sqlite_schema"] = try connection.rows("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").map { $0.joined(separator: "|") }
+        let tables = try connection.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         for table in tables.map({ String($0[0].dropFirst(2)) }) {
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let sql =
                 table == "_modelstore_migrations"
                 ? "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter FROM \(quoted)" : "SELECT * FROM \(quoted)"
-            dump[table] = try rows(path, sql).map { $0.joined(separator: "|") }.sorted()
+            dump[table] = try connection.rows(sql).map { $0.joined(separator: "|") }.sorted()
         }
         return dump
     }
@@ -53,40 +54,55 @@ public enum StoreInspection {
         return Array(lines.prefix(limit))
     }
 
-    /// The rows of one query, each value as "type:text".
-    static func rows(_ path: String, _ sql: String) throws -> [[String]] {
+}
+
+/// A plain SQLite connection, outside ModelStore.
+final class RawConnection {
+    private let db: OpaquePointer
+
+    /// Opens read-write without create: a read-only connection could not
+    /// recover a WAL left by a killed process without its -shm file.
+    init(_ path: String) throws {
         var db: OpaquePointer?
-        defer { sqlite3_close_v2(db) }
-        // Read-write without create: a read-only connection could not
-        // recover a WAL left by a killed process without its -shm file.
-        var code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil)
-        guard code == SQLITE_OK, let db else { throw WorkerError("cannot open \(path): \(code)") }
+        let code = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, nil)
+        guard code == SQLITE_OK, let db else {
+            sqlite3_close_v2(db)
+            throw WorkerError("cannot open \(path): \(code)")
+        }
+        self.db = db
         sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit { sqlite3_close_v2(db) }
+
+    /// The rows of one query, each value as "type:text".
+    func rows(_ sql: String) throws -> [[String]] {
         var statement: OpaquePointer?
         defer { sqlite3_finalize(statement) }
-        code = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
+        var code = sqlite3_prepare_v2(db, sql, -1, &statement, nil)
         guard code == SQLITE_OK, let statement else { throw WorkerError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
         var result: [[String]] = []
         while true {
             code = sqlite3_step(statement)
             guard code == SQLITE_ROW else { break }
-            result.append(
-                (0..<sqlite3_column_count(statement)).map { column in
-                    switch sqlite3_column_type(statement, column) {
-                    case SQLITE_INTEGER: return "i:\(sqlite3_column_int64(statement, column))"
-                    case SQLITE_FLOAT: return "r:\(sqlite3_column_double(statement, column).bitPattern)"
-                    case SQLITE_TEXT:
-                        let count = Int(sqlite3_column_bytes(statement, column))
-                        return "t:" + String(decoding: UnsafeRawBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self)
-                    case SQLITE_BLOB:
-                        let count = Int(sqlite3_column_bytes(statement, column))
-                        let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count)
-                        return "b:" + bytes.map { String($0, radix: 16) }.joined(separator: ".")
-                    default: return "n"
-                    }
-                })
+            result.append((0..<sqlite3_column_count(statement)).map { Self.text(statement, $0) })
         }
         guard code == SQLITE_DONE else { throw WorkerError("\(sql): \(String(cString: sqlite3_errmsg(db)))") }
         return result
+    }
+
+    private static func text(_ statement: OpaquePointer, _ column: Int32) -> String {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return "i:\(sqlite3_column_int64(statement, column))"
+        case SQLITE_FLOAT: return "r:\(sqlite3_column_double(statement, column).bitPattern)"
+        case SQLITE_TEXT:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return "t:" + String(decoding: UnsafeRawBufferPointer(start: sqlite3_column_text(statement, column), count: count), as: UTF8.self)
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            let bytes = UnsafeRawBufferPointer(start: sqlite3_column_blob(statement, column), count: count)
+            return "b:" + bytes.map { String($0, radix: 16) }.joined(separator: ".")
+        default: return "n"
+        }
     }
 }

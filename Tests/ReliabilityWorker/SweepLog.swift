@@ -6,8 +6,13 @@ struct SweepLog {
     /// Runs in which at least one fault was injected.
     private(set) var runs = 0
     private(set) var problems = 0
+    /// Runs by what failed ("write", "allocation"), for the summary.
+    private var runsByKind: [String: Int] = [:]
 
-    mutating func countRun() { runs += 1 }
+    mutating func countRun(_ kind: String) {
+        runs += 1
+        runsByKind[kind, default: 0] += 1
+    }
 
     mutating func problem(_ text: String) {
         problems += 1
@@ -33,5 +38,8 @@ struct SweepLog {
         if open > 0 { problem("\(label): \(open) file descriptors on the store are still open after its last context went away") }
     }
 
-    var summary: String { "done runs \(runs) problems \(problems)" }
+    /// "done runs 230 problems 0 (open 8, write 200, …)": the line the tests read.
+    var summary: String {
+        "done runs \(runs) problems \(problems) (" + runsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+    }
 }

@@ -57,12 +57,15 @@ struct ReliabilityWorker {
         let from = Int(try options.number("from"))
         let count = Int(try options.number("count"))
         let session = try SaveSession(try options.url("store"))
+        var state = session.state
         for number in (from + 1)...(from + count) {
-            let edits = script.edits(forSave: number, from: session.state)
+            let edits = script.edits(forSave: number, from: state)
             say("began \(number)")
             try session.apply(edits)
             try session.save()
             say("saved \(number)")
+            state = state.applying(edits)
+            session.forget(keeping: state)
         }
     }
 
