@@ -11,11 +11,21 @@ public enum StoreInspection {
     public static func problems(_ path: String) -> [String] {
         var problems: [String] = []
         do {
-            let lines = try RawConnection(path).rows("PRAGMA integrity_check").map { $0.joined() }
-            if lines != ["t:ok"] { problems += lines.map { "integrity_check: \($0)" } }
+            problems += try integrityProblems(RawConnection(path))
         } catch {
             problems.append("integrity_check: \(error)")
         }
+        problems += storeProblems(path)
+        return problems
+    }
+
+    static func integrityProblems(_ connection: RawConnection) throws -> [String] {
+        let lines = try connection.rows("PRAGMA integrity_check").map { $0.joined() }
+        return lines == ["t:ok"] ? [] : lines.map { "integrity_check: \($0)" }
+    }
+
+    static func storeProblems(_ path: String) -> [String] {
+        var problems: [String] = []
         do {
             problems += try DynamicStore(path: path).check().map { "check: \($0)" }
         } catch {
@@ -28,8 +38,11 @@ public enum StoreInspection {
     /// file's schema; for `_modelstore_migrations`, only the columns that do
     /// not depend on when the migration ran.
     public static func dump(_ path: String) throws -> [String: [String]] {
+        try dump(RawConnection(path))
+    }
+
+    static func dump(_ connection: RawConnection) throws -> [String: [String]] {
         var dump: [String: [String]] = [:]
-        let connection = try RawConnection(path)
         dump["sqlite_schema"] = try connection.rows("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name").map { $0.joined(separator: "|") }
         let tables = try connection.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         for table in tables.map({ String($0[0].dropFirst(2)) }) {

@@ -21,15 +21,19 @@ struct SweepLog {
 
     /// Checks that the store is intact and holds exactly `expected` (a dump).
     mutating func check(_ files: StoreFiles, holds expected: [String: [String]], _ label: String) {
-        for line in StoreInspection.problems(files.path) { problem("\(label): \(line)") }
         do {
-            let dump = try StoreInspection.dump(files.path)
+            // One connection for both: each connection that opens and closes
+            // the store creates and deletes its WAL and shared-memory files.
+            let connection = try RawConnection(files.path)
+            for line in try StoreInspection.integrityProblems(connection) { problem("\(label): \(line)") }
+            let dump = try StoreInspection.dump(connection)
             if dump != expected {
                 problem("\(label): the store holds another state: " + StoreInspection.differences(dump, expected).joined(separator: "; "))
             }
         } catch {
             problem("\(label): the store cannot be read: \(error)")
         }
+        for line in StoreInspection.storeProblems(files.path) { problem("\(label): \(line)") }
     }
 
     /// Checks that no connection to the store is left open.
