@@ -26,14 +26,14 @@ struct FaultInjectionTests {
     func faultsDuringSaves(saves: String) throws {
         let runs = try sweep(["save-faults", "--folder", try temporaryFolder().path(percentEncoded: false), "--seed", "7", "--saves", saves])
         // Each save has a few hundred positions (open, write, sync, truncate × once or from then on × IOERR or FULL).
-        #expect(runs >= 200 * (ClosedRange(parsing: saves)?.count ?? 0))
+        #expect(runs >= 150 * (ClosedRange(parsing: saves)?.count ?? 0))
     }
 
     @Test("An I/O fault at every position of a migration: the store is as before or migrated, and reopening completes it")
     func faultsDuringMigration() throws {
         let trips = isStressRun ? "600" : "150"
         let runs = try sweep(["migration-faults", "--folder", try temporaryFolder().path(percentEncoded: false), "--trips", trips])
-        #expect(runs >= 200)
+        #expect(runs >= 150)
     }
 
     @Test(
