@@ -108,7 +108,7 @@ final class Connection {
     /// Runs SQL text that may hold several statements and binds nothing.
     /// - Throws: `SQLiteError` naming the SQL.
     func execute(_ sql: String) throws(SQLiteError) {
-        if isInAbandonedTransaction { try endAbandonedTransaction() }
+        if isInAbandonedTransaction { try rollBack() }
         statementDidStart(sql)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -122,7 +122,7 @@ final class Connection {
     /// loop, as loading nested relationships does), a new one is prepared.
     /// - Throws: `SQLiteError` when the SQL does not compile.
     func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
-        if isInAbandonedTransaction { try endAbandonedTransaction() }
+        if isInAbandonedTransaction { try rollBack() }
         if let statement = statementCache[sql] {
             if statement.isRunning { return try Statement(connection: self, sql: sql) }
             statement.reset()
@@ -136,7 +136,7 @@ final class Connection {
     /// Prepares a statement that is not cached, for SQL that runs once.
     /// - Throws: `SQLiteError` when the SQL does not compile.
     func prepare(_ sql: String) throws(SQLiteError) -> Statement {
-        if isInAbandonedTransaction { try endAbandonedTransaction() }
+        if isInAbandonedTransaction { try rollBack() }
         return try Statement(connection: self, sql: sql)
     }
 
@@ -176,7 +176,7 @@ final class Connection {
     /// reads ends.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if isHoldingReadSnapshot { return try endingReadSnapshot { try transaction(body) } }
-        if isInAbandonedTransaction { try endAbandonedTransaction() }
+        if isInAbandonedTransaction { try rollBack() }
         if !isAutocommit { return try savepoint("modelstore_nested", body) }
         if rollbackStatement == nil { rollbackStatement = try Statement(connection: self, sql: "ROLLBACK TRANSACTION") }
         try execute("BEGIN IMMEDIATE TRANSACTION")
@@ -197,7 +197,7 @@ final class Connection {
     /// write transaction, it just runs `body`.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN.
     func withReadSnapshot<T>(_ body: () throws -> T) throws -> T {
-        if isInAbandonedTransaction { try endAbandonedTransaction() }
+        if isInAbandonedTransaction { try rollBack() }
         guard isAutocommit else { return try body() }
         try execute("BEGIN DEFERRED TRANSACTION")
         isHoldingReadSnapshot = true
@@ -248,9 +248,11 @@ final class Connection {
         _ = try? rollBack()
     }
 
-    /// Rolls back the open transaction with the statement compiled for it.
-    /// While the transaction stays open (the rollback failed), the
-    /// connection is marked so that nothing runs in it.
+    /// Rolls back the open transaction, with the statement compiled for it
+    /// when there is one. Also what every use of a connection left in an
+    /// abandoned transaction runs first. While the transaction stays open
+    /// (the rollback failed), the connection is marked so that nothing runs
+    /// in it.
     /// - Throws: `SQLiteError` when the transaction is still open.
     private func rollBack() throws(SQLiteError) {
         var failure: SQLiteError?
@@ -269,13 +271,6 @@ final class Connection {
         if isInAbandonedTransaction {
             throw failure ?? SQLiteError(extendedCode: SQLITE_ERROR, message: "the transaction is still open", sql: "ROLLBACK TRANSACTION", path: path)
         }
-    }
-
-    /// Rolls back the transaction a failed rollback left open, before
-    /// anything else runs on the connection.
-    /// - Throws: `SQLiteError` when it still cannot be rolled back.
-    private func endAbandonedTransaction() throws(SQLiteError) {
-        try rollBack()
     }
 }
 
