@@ -64,6 +64,18 @@ let package = Package(
             name: "ModelStoreTests",
             dependencies: ["ModelStore"]
         ),
+        // The child process of the reliability tests: saves and migrates while
+        // the tests kill it, and runs the fault-injection sweeps (a failing
+        // VFS and allocator) in a process of its own. Test-only.
+        .executableTarget(
+            name: "ReliabilityWorker",
+            dependencies: ["ModelStore", "CSQLite"],
+            path: "Tests/ReliabilityWorker"
+        ),
+        .testTarget(
+            name: "ReliabilityTests",
+            dependencies: ["ModelStore", "ReliabilityWorker"]
+        ),
         .testTarget(
             name: "ModelStoreMacrosTests",
             dependencies: [

@@ -25,6 +25,16 @@ final class Connection {
     /// in-memory database.
     let path: String
     private var statementCache: [String: Statement] = [:]
+    /// ROLLBACK, compiled before the first write transaction begins:
+    /// rolling back must not need memory to compile SQL, because it runs
+    /// after errors such as SQLITE_NOMEM, when compiling fails too.
+    private var rollbackStatement: Statement?
+    /// True while the connection is still inside a write transaction whose
+    /// rollback failed. Nothing may run in it: a save would nest in it as a
+    /// savepoint, report success and never commit, and a read would see
+    /// the failed save's rows. Each later use first rolls it back, and
+    /// fails while it cannot.
+    private var isInAbandonedTransaction = false
     /// Called with the SQL of every statement when it starts running. Tests
     /// use it to count statements (no N+1 queries); it costs one nil check.
     var statementObserver: ((String) -> Void)?
@@ -65,6 +75,7 @@ final class Connection {
     deinit {
         // Statements must be finalized before the connection closes.
         statementCache.removeAll()
+        rollbackStatement = nil
         sqlite3_close_v2(handle)
     }
 
@@ -104,6 +115,7 @@ final class Connection {
     /// Runs SQL text that may hold several statements and binds nothing.
     /// - Throws: `SQLiteError` naming the SQL.
     func execute(_ sql: String) throws(SQLiteError) {
+        if isInAbandonedTransaction { try rollBack() }
         statementDidStart(sql)
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
@@ -117,6 +129,7 @@ final class Connection {
     /// loop, as loading nested relationships does), a new one is prepared.
     /// - Throws: `SQLiteError` when the SQL does not compile.
     func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if isInAbandonedTransaction { try rollBack() }
         if let statement = statementCache[sql] {
             if statement.isRunning { return try Statement(connection: self, sql: sql) }
             statement.reset()
@@ -130,7 +143,8 @@ final class Connection {
     /// Prepares a statement that is not cached, for SQL that runs once.
     /// - Throws: `SQLiteError` when the SQL does not compile.
     func prepare(_ sql: String) throws(SQLiteError) -> Statement {
-        try Statement(connection: self, sql: sql)
+        if isInAbandonedTransaction { try rollBack() }
+        return try Statement(connection: self, sql: sql)
     }
 
     func statementDidStart(_ sql: String) {
@@ -169,7 +183,9 @@ final class Connection {
     /// reads ends.
     func transaction<T>(_ body: () throws -> T) throws -> T {
         if isHoldingReadSnapshot { return try endingReadSnapshot { try transaction(body) } }
+        if isInAbandonedTransaction { try rollBack() }
         if !isAutocommit { return try savepoint("modelstore_nested", body) }
+        if rollbackStatement == nil { rollbackStatement = try Statement(connection: self, sql: "ROLLBACK TRANSACTION") }
         try execute("BEGIN IMMEDIATE TRANSACTION")
         let result: T
         do {
@@ -188,6 +204,7 @@ final class Connection {
     /// write transaction, it just runs `body`.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN.
     func withReadSnapshot<T>(_ body: () throws -> T) throws -> T {
+        if isInAbandonedTransaction { try rollBack() }
         guard isAutocommit else { return try body() }
         try execute("BEGIN DEFERRED TRANSACTION")
         isHoldingReadSnapshot = true
@@ -235,7 +252,32 @@ final class Connection {
         // After some errors (SQLITE_FULL, SQLITE_IOERR, …) SQLite has already
         // rolled back on its own; a second ROLLBACK would fail.
         guard !isAutocommit else { return }
-        try? execute("ROLLBACK TRANSACTION")
+        _ = try? rollBack()
+    }
+
+    /// Rolls back the open transaction, with the statement compiled for it
+    /// when there is one. Also what every use of a connection left in an
+    /// abandoned transaction runs first. While the transaction stays open
+    /// (the rollback failed), the connection is marked so that nothing runs
+    /// in it.
+    /// - Throws: `SQLiteError` when the transaction is still open.
+    private func rollBack() throws(SQLiteError) {
+        var failure: SQLiteError?
+        do {
+            if let rollbackStatement {
+                rollbackStatement.reset()
+                try rollbackStatement.run()
+            } else {
+                statementDidStart("ROLLBACK TRANSACTION")
+                try check(sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil), handle, sql: "ROLLBACK TRANSACTION", path: path)
+            }
+        } catch {
+            failure = error
+        }
+        isInAbandonedTransaction = !isAutocommit
+        if isInAbandonedTransaction {
+            throw failure ?? SQLiteError(extendedCode: SQLITE_ERROR, message: "the transaction is still open", sql: "ROLLBACK TRANSACTION", path: path)
+        }
     }
 }
 
