@@ -174,6 +174,35 @@ struct ObjectLifetimeTests {
         #expect(weakSuccessor == nil)
     }
 
+    @Test("Objects a save deleted (a cascade) that the app still held are freed once it lets go, and no successor keeps the store open")
+    func deletedObjectsAreFreed() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try saveTrips(container)
+        weak var weakTrip: Trip?
+        weak var weakStop: Stop?
+        weak var weakContext: ModelContext?
+        var keptObjects: [AnyObject] = []
+        do {
+            let context = ModelContext(container)
+            weakContext = context
+            let paris = try #require(try context.fetch(FetchDescriptor<Trip>(predicate: #Predicate { $0.name == "Paris" })).first)
+            let stops = paris.stops
+            #expect(stops.first?.trip === paris)
+            context.delete(paris)  // cascades to its stops
+            try context.save()
+            weakTrip = paris
+            weakStop = stops.first
+            // The app still holds the deleted objects when the context goes.
+            keptObjects = [paris] + stops
+        }
+        #expect(weakContext == nil)
+        #expect(weakTrip != nil)
+        keptObjects = []
+        #expect(weakTrip == nil, "the deleted trip and the stops its cascade deleted must not keep each other alive")
+        #expect(weakStop == nil)
+    }
+
     @Test("A self-referential ring reads round after its context went, and is freed after")
     func ring() throws {
         let store = try TestStore()

@@ -108,6 +108,18 @@ extension ModelContext {
                 }
             }
         }
+        // The deleted objects let go of each other too: a project and the
+        // steps its cascade deleted hold each other, and would otherwise keep
+        // each other (and, through their links, a successor context with its
+        // connection) alive after the app lets go of them. What they still
+        // hold of the objects that stay is left as it was.
+        for model in deletedObjects {
+            guard let relationships = model._$modelState.table?.relationships else { continue }
+            for relationship in relationships.all {
+                guard let destination = store.table(named: relationship.schema.destination) else { continue }
+                forgetDeleted(plan, in: relationship, of: model, destination: destination)
+            }
+        }
     }
 
     private func forgetDeleted(
