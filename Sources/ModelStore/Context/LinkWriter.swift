@@ -2,22 +2,44 @@
 /// The typed save pipeline and the dynamic layer both write links through
 /// it, so that a to-many's order and join-table rows are written one way.
 enum LinkWriter {
-    /// Writes a to-many's links for one holder: each member's position (in
-    /// the members' order column, or the join table's), and for a join table
-    /// the rows of the members removed (`removed`) and added.
-    /// A to-many whose inverse is a to-one gets its members' foreign keys from
-    /// their own to-one; only positions are written here.
+    /// Writes a to-many's links for one holder: for a join table, deletes
+    /// the rows of the members that left (in `previous`, not in `members`);
+    /// then writes the position of each member whose position changed (in
+    /// the members' order column, or the join table's), adding the join
+    /// rows of new members.
+    ///
+    /// `previous` is the holder's members in their stored order as the
+    /// caller last read or wrote them (empty when unknown: then every
+    /// position is written). Members at the same index at the start of both
+    /// lists (and at the end, when the length did not change) keep their
+    /// stored positions, so that appending to a long list writes one
+    /// position. That is only right if the kept members sort before
+    /// (after) the written ones, which one lookup of the nearest kept
+    /// member's stored position checks; when it fails (a gap left by a
+    /// deleted member, another writer), every position is written.
+    ///
+    /// A to-many whose inverse is a to-one gets its members' foreign keys
+    /// from their own to-one; only positions are written here.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and holder.
+    /// - Complexity: O(previous + members) in memory, plus one statement per
+    ///   member removed or written.
     static func writeLinks(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, members: [Int64],
-        removed: [Int64], connection: Connection
+        previous: [Int64], connection: Connection
     ) throws {
         let entity = relationship.destination
         switch relationship.storage {
         case .inverseForeignKey:
-            guard case .foreignKey(_, let orderColumn?)? = inverse?.storage else { return }
+            guard case .foreignKey(let column, let orderColumn?)? = inverse?.storage else { return }
             let sql = "UPDATE \(quoteIdentifier(entity)) SET \(quoteIdentifier(orderColumn)) = ? WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
-            for (position, member) in members.enumerated() {
+            let lookup = "SELECT \(quoteIdentifier(orderColumn)) FROM \(quoteIdentifier(entity)) "
+                + "WHERE \(quoteIdentifier(primaryKeyColumn)) = ? AND \(quoteIdentifier(column)) = ?"
+            let diff = LinkDiff(previous: previous, members: members)
+            let range = try positionsToWrite(diff, of: members) {
+                try storedPosition(lookup, [$0, holder], entity: entity, holder: holder, connection: connection)
+            }
+            for position in range {
+                let member = members[position]
                 try execute(sql, [Int64(position), member], entity: entity, row: member, connection: connection)
             }
         case .joinTable(let name, let isSource):
@@ -30,15 +52,75 @@ enum LinkWriter {
             let upsert =
                 "INSERT INTO \(table) (\(source), \(target), \(order)) VALUES (?, ?, ?) "
                 + "ON CONFLICT (\(source), \(target)) DO UPDATE SET \(order) = excluded.\(order)"
-            for member in removed {
-                try execute(delete, isSource ? [holder, member] : [member, holder], entity: name, row: holder, connection: connection)
+            let lookup = "SELECT \(order) FROM \(table) WHERE \(source) = ? AND \(target) = ?"
+            func pair(_ member: Int64) -> [Int64] { isSource ? [holder, member] : [member, holder] }
+            let diff = LinkDiff(previous: previous, members: members)
+            for member in diff.removed {
+                try execute(delete, pair(member), entity: name, row: holder, connection: connection)
             }
-            for (position, member) in members.enumerated() {
-                let pair = isSource ? [holder, member] : [member, holder]
-                try execute(upsert, pair + [Int64(position)], entity: name, row: holder, connection: connection)
+            let range = try positionsToWrite(diff, of: members) {
+                try storedPosition(lookup, pair($0), entity: name, holder: holder, connection: connection)
+            }
+            for position in range {
+                try execute(upsert, pair(members[position]) + [Int64(position)], entity: name, row: holder, connection: connection)
             }
         case .foreignKey, .unresolved:
             break
+        }
+    }
+
+    /// A member's stored position: nil when the member is not linked to the
+    /// holder (no row), `.some(nil)` when its position is NULL.
+    private typealias StoredPosition = Int64??
+
+    /// The positions of `members` to write: the diff's changed run, or all of
+    /// them when the stored positions of the kept ends do not sort around it.
+    ///
+    /// Loading orders a to-many by (position, key), NULL first, and the kept
+    /// ends are in that order already (`previous` was read or written in
+    /// it). The run gets positions `changed.lowerBound…`; so the prefix may
+    /// stay if its last member's position is NULL or below the run's first,
+    /// and the suffix if its first member's position is not NULL and at
+    /// least the position after the run. Checking the nearest kept member
+    /// suffices: the others sort on its far side.
+    private static func positionsToWrite(
+        _ diff: LinkDiff<Int64>, of members: [Int64], storedPosition: (Int64) throws -> StoredPosition
+    ) throws -> Range<Int> {
+        var changed = diff.changed
+        guard !changed.isEmpty else { return changed }
+        if changed.lowerBound > 0 {
+            let before = try storedPosition(members[changed.lowerBound - 1])
+            let fits: Bool =
+                switch before {
+                case .none: false
+                case .some(.none): true
+                case .some(.some(let position)): position < Int64(changed.lowerBound)
+                }
+            if !fits { changed = 0..<changed.upperBound }
+        }
+        if changed.upperBound < members.count {
+            let after = try storedPosition(members[changed.upperBound])
+            let fits: Bool =
+                switch after {
+                case .some(.some(let position)): position >= Int64(changed.upperBound)
+                default: false
+                }
+            if !fits { changed = changed.lowerBound..<members.count }
+        }
+        return changed
+    }
+
+    private static func storedPosition(
+        _ sql: String, _ values: [Int64], entity: String, holder: Int64, connection: Connection
+    ) throws -> StoredPosition {
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        do {
+            for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
+            guard try statement.step() else { return nil }
+            return .some(statement.storage(at: 0) == .null ? nil : statement.int64(at: 0))
+        } catch {
+            throw ModelStoreError.saveFailed(entity: entity, row: holder, underlying: error)
         }
     }
 

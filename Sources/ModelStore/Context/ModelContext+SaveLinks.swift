@@ -42,6 +42,8 @@ extension ModelContext {
 
     /// Writes the links of the to-many relationships that changed (all of
     /// them for new objects): each member's position, and join-table rows.
+    /// - Complexity: O(members of the changed to-manys) in memory, and one
+    ///   statement per link added, removed or moved (see `LinkWriter`).
     func writeToManyLinks(of models: [any PersistentModel], plan: DeletePlan, connection: Connection) throws {
         for model in models {
             let state = model._$modelState
@@ -56,11 +58,12 @@ extension ModelContext {
                 let members = uniqueModels(loaded).compactMap { member -> Int64? in
                     plan.contains(member) ? nil : member._$modelState.rowID
                 }
+                // The list as last loaded or saved: the stored order, which
+                // the writer compares with the new one to write only what moved.
                 let old = (committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
-                let removed = old.compactMap(\._$modelState.rowID).filter { !members.contains($0) }
                 try LinkWriter.writeLinks(
                     relationship.schema, inverse: relationship.inverse?.schema, holder: holder, members: members,
-                    removed: removed, connection: connection)
+                    previous: uniqueModels(old).compactMap(\._$modelState.rowID), connection: connection)
             }
         }
     }

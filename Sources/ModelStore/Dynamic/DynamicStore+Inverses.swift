@@ -20,7 +20,21 @@ struct InverseChanges {
 
     private struct Entry {
         let relationship: Schema.Relationship
-        var appended: [Int64] = []
+        /// Every member appended, in order, repeats included: a member
+        /// appended again belongs at its last place, which `latest` tells.
+        /// Kept this way so that an append is O(1), not a search and a
+        /// removal in a list that an import may grow to thousands.
+        var appendLog: [Int64] = []
+        var latest: [Int64: Int] = [:]
+
+        mutating func append(_ member: Int64) {
+            latest[member] = appendLog.count
+            appendLog.append(member)
+        }
+
+        var appended: [Int64] {
+            appendLog.indices.compactMap { index in latest[appendLog[index]] == index ? appendLog[index] : nil }
+        }
     }
 
     private var entries: [Key: Entry] = [:]
@@ -44,8 +58,7 @@ struct InverseChanges {
     mutating func append(_ member: Int64, to relationship: Schema.Relationship, of entity: String, holder: Int64) {
         touch(relationship, of: entity, holder: holder)
         let key = Key(entity: entity, relationship: relationship.name, holder: holder)
-        entries[key]?.appended.removeAll { $0 == member }
-        entries[key]?.appended.append(member)
+        entries[key]?.append(member)
     }
 
     /// `holder`'s `relationship` was written in the order an edit gave.
@@ -74,10 +87,14 @@ extension DynamicStore {
             // A member appended here and then taken elsewhere by a later
             // link is no longer in the list.
             let stillThere = Set(current)
-            let members = current.filter { !added.contains($0) } + appended.filter { stillThere.contains($0) }
+            let staying = current.filter { !added.contains($0) }
+            let members = staying + appended.filter { stillThere.contains($0) }
+            // The appended members' stored positions are stale (from the
+            // list they left, or NULL), so they are not part of the order
+            // compared with: the others are, in their stored order.
             try LinkWriter.writeLinks(
-                relationship, inverse: inverse(of: relationship), holder: key.holder, members: members, removed: [],
-                connection: connection)
+                relationship, inverse: inverse(of: relationship), holder: key.holder, members: members,
+                previous: staying, connection: connection)
         }
         for key in changes.keys {
             guard let (relationship, _) = changes.entry(key) else { continue }

@@ -1,0 +1,462 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Saves of long to-many relationships: every edit (adds, removes,
+/// reorders, moves) is stored in exactly the order the app holds, whichever
+/// way the links are stored (a foreign key with an order column, either side
+/// of a join table), and a save writes the links that changed, not the
+/// whole list.
+@Suite("Large to-many saves")
+struct LargeToManyTests {
+    typealias Trip = Graph.Trip
+    typealias Stop = Graph.Stop
+    typealias Tag = Graph.Tag
+
+    /// Members of each list the tests build.
+    static let size = 2_000
+
+    /// The three ways a to-many is stored.
+    enum Storage: String, CaseIterable, CustomTestStringConvertible {
+        /// `Trip.stops`: the stops' foreign key and order column.
+        case foreignKey
+        /// `Trip.tags`: one side of the join table.
+        case joinTable
+        /// `Tag.trips`: the other side of the same join table.
+        case joinTableOtherSide
+        var testDescription: String { rawValue }
+    }
+
+    // MARK: Order and membership after reopening
+
+    @Test("Random adds, removes, reorders and replacements of a long list are stored exactly", arguments: Storage.allCases)
+    func randomEdits(storage: Storage) throws {
+        let store = try TestStore()
+        var generator = SeededGenerator(seed: 18)
+        var context = ModelContext(try store.graphContainer())
+        var list = try LongList(storage, in: context, count: Self.size)
+        try context.save()
+        var made = Self.size
+        for round in 0..<30 {
+            // Every fifth round starts from a fresh context, so that the
+            // order compared with is the one loaded, not the one last saved.
+            if round % 5 == 4 {
+                context = ModelContext(try store.graphContainer())
+                list = try LongList(storage, loadedIn: context)
+            }
+            var names = list.names
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                randomEdit(&names, made: &made, using: &generator)
+            }
+            try list.set(names)
+            try context.save()
+            #expect(list.names == names, "round \(round): the list in memory")
+            #expect(try LongList.stored(storage, at: store) == names, "round \(round): the list stored")
+        }
+    }
+
+    @Test("Members moved between two long lists are stored in both", arguments: [Storage.foreignKey, .joinTable])
+    func moves(storage: Storage) throws {
+        let store = try TestStore()
+        var generator = SeededGenerator(seed: 7)
+        let context = ModelContext(try store.graphContainer())
+        let first = try LongList(storage, in: context, count: Self.size, holder: "first")
+        let second = try LongList(storage, in: context, count: Self.size, holder: "second", prefix: "b")
+        try context.save()
+        for round in 0..<10 {
+            var from = first.names
+            var to = second.names
+            for _ in 0..<5 {
+                let name = from.remove(at: Int.random(in: 0..<from.count, using: &generator))
+                to.insert(name, at: Int.random(in: 0...to.count, using: &generator))
+            }
+            // A stop has one trip: taking it into `second` takes it out of
+            // `first` by itself. A tag may be in both: it is taken out here.
+            try second.set(to, from: first)
+            try first.set(from)
+            try context.save()
+            #expect(try LongList.stored(storage, at: store, holder: "first") == from, "round \(round)")
+            #expect(try LongList.stored(storage, at: store, holder: "second") == to, "round \(round)")
+        }
+    }
+
+    @Test("Deleting members of a long list keeps the others in order", arguments: [Storage.foreignKey, .joinTable])
+    func deletes(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, in: context, count: Self.size)
+        try context.save()
+        var names = list.names
+        for index in [Self.size - 1, 1_000, 0, 17] {
+            let name = names.remove(at: index)
+            try list.deleteMember(named: name)
+        }
+        try context.save()
+        try list.append("new")
+        names.append("new")
+        try context.save()
+        #expect(try LongList.stored(storage, at: store) == names)
+    }
+
+    // MARK: Stored positions that cannot be trusted
+
+    @Test("Positions with gaps (written by another tool) are renumbered before an append, not trusted", arguments: [Storage.foreignKey, .joinTable])
+    func gaps(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, in: context, count: 3)
+        try context.save()
+        // Positions 0, 5, 10: an append written at position 3 would land
+        // before the second member.
+        try setPositions([0, 5, 10], storage: storage, at: store)
+        let reader = ModelContext(try store.graphContainer())
+        let loaded = try LongList(storage, loadedIn: reader)
+        #expect(loaded.names == list.names)
+        try loaded.append("new")
+        try reader.save()
+        #expect(try LongList.stored(storage, at: store) == list.names + ["new"])
+    }
+
+    @Test("Tied positions after a replaced member are rewritten, not trusted", arguments: [Storage.foreignKey, .joinTable])
+    func ties(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, in: context, count: 3)
+        try context.save()
+        let names = list.names
+        // Positions 0, 1, 1: the third member sorts after the second by its
+        // key. A new second member written at 1 with the third left at 1
+        // would sort after it (its key is larger).
+        try setPositions([0, 1, 1], storage: storage, at: store)
+        let reader = ModelContext(try store.graphContainer())
+        let loaded = try LongList(storage, loadedIn: reader)
+        try loaded.set([names[0], "new", names[2]])
+        try reader.save()
+        #expect(try LongList.stored(storage, at: store) == [names[0], "new", names[2]])
+    }
+
+    @Test("NULL positions (links written by the other side) keep their place before an append", arguments: [Storage.joinTable])
+    func nullPositions(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        _ = try LongList(storage, in: context, count: 4)
+        try context.save()
+        try setPositions([nil, nil, 0, 1], storage: storage, at: store)
+        let reader = ModelContext(try store.graphContainer())
+        let loaded = try LongList(storage, loadedIn: reader)
+        let names = loaded.names
+        try loaded.append("new")
+        try reader.save()
+        #expect(try LongList.stored(storage, at: store) == names + ["new"])
+    }
+
+    // MARK: Work done
+
+    @Test("Appending one member to a long list runs a constant number of statements", arguments: Storage.allCases)
+    func appendCost(storage: Storage) throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        do {
+            let context = ModelContext(container)
+            _ = try LongList(storage, in: context, count: Self.size)
+            try context.save()
+        }
+        let context = ModelContext(container)
+        let list = try LongList(storage, loadedIn: context)
+        try list.append("new")
+        let counter = try StatementCounter(context)
+        try context.save()
+        // The new object's INSERT, one lookup of the last member's
+        // position, one link (the transaction's own statements aside).
+        #expect(counter.count <= 8, "\(counter.statements)")
+        #expect(try LongList.stored(storage, at: store).count == Self.size + 1)
+    }
+
+    @Test("Replacing one member of a long list writes its links only; removing the last writes only the removal")
+    func replaceCost() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(.joinTable, in: context, count: Self.size)
+        try context.save()
+        var names = list.names
+        names[1_000] = "new"
+        try list.set(names)
+        let counter = try StatementCounter(context)
+        try context.save()
+        // The new tag's INSERT, two lookups, the old link's DELETE and the
+        // new link's INSERT (from each side), not one per member.
+        #expect(counter.count <= 12, "\(counter.statements)")
+        #expect(try LongList.stored(.joinTable, at: store) == names)
+        counter.reset()
+        names.removeLast()
+        try list.set(names)
+        try context.save()
+        #expect(counter.statements.filter { $0.hasPrefix("INSERT INTO") }.isEmpty, "\(counter.statements)")
+        #expect(try LongList.stored(.joinTable, at: store) == names)
+    }
+
+    @Test("store-tool's edits of a long list (the dynamic layer) write only what moved, in the right order", arguments: [Storage.foreignKey, .joinTable])
+    func dynamicEdits(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        var names = try LongList(storage, in: context, count: Self.size).names
+        try context.save()
+        let dynamic = try DynamicStore(path: store.url.path(percentEncoded: false), readOnly: false)
+        let (entity, property, name) = storage == .foreignKey ? ("Stop", "stops", "title") : ("Tag", "tags", "name")
+        let trip = ObjectID(entity: "Trip", key: try #require(try LongList.storedKeys(.foreignKey, at: store, holderOnly: true).first))
+        var statements = 0
+        dynamic.connection.statementObserver = { _ in statements += 1 }
+
+        // An edit that adds one member.
+        let added = try dynamic.insert(entity, [DynamicEdit(property: name, operation: .set, value: "added")]).id
+        statements = 0
+        _ = try dynamic.update(trip, [DynamicEdit(property: property, operation: .add, value: added.description)])
+        names.append("added")
+        #expect(statements < 40, "\(statements) statements")
+        #expect(try LongList.stored(storage, at: store) == names)
+
+        // A new member that names its holder (a stop's trip): the holder's
+        // list gains it at the end through the inverse.
+        if storage == .foreignKey {
+            statements = 0
+            _ = try dynamic.insert("Stop", [
+                DynamicEdit(property: "title", operation: .set, value: "linked"),
+                DynamicEdit(property: "trip", operation: .set, value: trip.description),
+            ])
+            names.append("linked")
+            #expect(statements < 40, "\(statements) statements")
+            #expect(try LongList.stored(storage, at: store) == names)
+        }
+
+        // Removing members from the middle renumbers the ones after them.
+        let keys = try LongList.storedKeys(storage, at: store)
+        let removed = [keys[10], keys[1_500]].map { ObjectID(entity: entity, key: $0).description }
+        _ = try dynamic.update(trip, [DynamicEdit(property: property, operation: .remove, value: removed.joined(separator: ","))])
+        names.remove(at: 1_500)
+        names.remove(at: 10)
+        #expect(try LongList.stored(storage, at: store) == names)
+
+        // Setting the whole list, reordered.
+        let reordered = try LongList.storedKeys(storage, at: store).reversed().map { ObjectID(entity: entity, key: $0).description }
+        _ = try dynamic.update(trip, [DynamicEdit(property: property, operation: .set, value: reordered.joined(separator: ","))])
+        #expect(try LongList.stored(storage, at: store) == names.reversed())
+    }
+
+    @Test("The link diff compares each member a constant number of times")
+    func diffComparisons() {
+        let counter = ComparisonCounter()
+        let previous = (0..<10_000).map { CountedKey(value: $0, counter: counter) }
+        var members = previous
+        members.remove(at: 5_000)
+        members.insert(CountedKey(value: -1, counter: counter), at: 100)
+        members.append(CountedKey(value: 20_000, counter: counter))
+        let diff = LinkDiff(previous: previous, members: members)
+        #expect(diff.removed.map(\.value) == [5_000])
+        #expect(diff.changed == 100..<members.count)
+        // A membership test that walks a list would take ~ 10,000² / 2.
+        #expect(counter.count < 10 * previous.count, "\(counter.count) comparisons")
+    }
+
+    // MARK: Helpers
+
+    /// One random edit of `names`; new members are named n0, n1, …
+    private func randomEdit(_ names: inout [String], made: inout Int, using generator: inout SeededGenerator) {
+        func fresh() -> String {
+            made += 1
+            return "n\(made)"
+        }
+        let count = names.count
+        switch Int.random(in: 0..<10, using: &generator) {
+        case 0: names.append(fresh())
+        case 1: names.insert(fresh(), at: 0)
+        case 2 where count > 0: names.insert(fresh(), at: Int.random(in: 0...count, using: &generator))
+        case 3 where count > 0: names.remove(at: Int.random(in: 0..<count, using: &generator))
+        case 4 where count > 0: names.removeLast()
+        case 5 where count > 1:
+            let name = names.remove(at: Int.random(in: 0..<count, using: &generator))
+            names.insert(name, at: Int.random(in: 0..<count, using: &generator))
+        case 6 where count > 1:
+            names.swapAt(Int.random(in: 0..<count, using: &generator), Int.random(in: 0..<count, using: &generator))
+        case 7 where count > 10:
+            let start = Int.random(in: 0..<(count - 10), using: &generator)
+            names[start..<(start + 10)].reverse()
+        case 8 where count > 0: names[Int.random(in: 0..<count, using: &generator)] = fresh()
+        default: names.append(contentsOf: (0..<50).map { _ in fresh() })
+        }
+    }
+
+    /// Sets the stored positions of the list's members (in their current
+    /// order) with SQL, as another tool might have left them.
+    private func setPositions(_ positions: [Int64?], storage: Storage, at store: TestStore) throws {
+        let file = StoreFile(url: store.url)
+        let schema = try Schema(Graph.models).resolvingRelationships()
+        let members = try LongList.storedKeys(storage, at: store)
+        for (key, position) in zip(members, positions) {
+            let value = position.map(String.init) ?? "NULL"
+            switch storage {
+            case .foreignKey:
+                try file.execute("UPDATE Stop SET _trip_order = \(value) WHERE _pk = \(key)")
+            case .joinTable, .joinTableOtherSide:
+                guard case .joinTable(let name, let isSource)? = schema.entity(named: "Trip")?.relationship(named: "tags")?.storage
+                else {
+                    Issue.record("Trip.tags is not stored in a join table")
+                    return
+                }
+                // The list is Trip.tags of the only trip.
+                let (member, order) =
+                    isSource ? (JoinTableColumn.target, JoinTableColumn.sourceOrder) : (JoinTableColumn.source, JoinTableColumn.targetOrder)
+                try file.execute(
+                    "UPDATE \(quoteIdentifier(name)) SET \(quoteIdentifier(order)) = \(value) "
+                        + "WHERE \(quoteIdentifier(member)) = \(key)")
+            }
+        }
+    }
+}
+
+/// A long to-many of one holder, seen as the names of its members, for any
+/// of the three storages. New members are made for names not seen before.
+private final class LongList {
+    let storage: LargeToManyTests.Storage
+    let context: ModelContext
+    private let trip: Graph.Trip?
+    private let tag: Graph.Tag?
+    private var stops: [String: Graph.Stop] = [:]
+    private var tags: [String: Graph.Tag] = [:]
+    private var trips: [String: Graph.Trip] = [:]
+
+    /// A new holder named `holder` with `count` new members, inserted.
+    init(_ storage: LargeToManyTests.Storage, in context: ModelContext, count: Int, holder: String = "Lisbon", prefix: String = "m") throws {
+        self.storage = storage
+        self.context = context
+        if storage == .joinTableOtherSide {
+            tag = Graph.Tag(name: holder)
+            trip = nil
+            context.insert(tag!)
+        } else {
+            trip = Graph.Trip(name: holder)
+            tag = nil
+            context.insert(trip!)
+        }
+        try set((0..<count).map { "\(prefix)\($0)" })
+    }
+
+    /// The saved holder named `holder`, loaded in `context`.
+    init(_ storage: LargeToManyTests.Storage, loadedIn context: ModelContext, holder: String = "Lisbon") throws {
+        self.storage = storage
+        self.context = context
+        if storage == .joinTableOtherSide {
+            let loaded = try #require(try context.fetch(FetchDescriptor<Graph.Tag>()).first { $0.name == holder })
+            tag = loaded
+            trip = nil
+            for member in loaded.trips { trips[member.name] = member }
+        } else {
+            let loaded = try #require(try context.fetch(FetchDescriptor<Graph.Trip>()).first { $0.name == holder })
+            trip = loaded
+            tag = nil
+            for member in loaded.stops { stops[member.title] = member }
+            for member in loaded.tags { tags[member.name] = member }
+        }
+    }
+
+    var names: [String] {
+        switch storage {
+        case .foreignKey: trip!.stops.map(\.title)
+        case .joinTable: trip!.tags.map(\.name)
+        case .joinTableOtherSide: tag!.trips.map(\.name)
+        }
+    }
+
+    /// Makes the list hold the members named, in order; members named in
+    /// `other` are taken from it.
+    func set(_ names: [String], from other: LongList? = nil) throws {
+        switch storage {
+        case .foreignKey:
+            trip!.stops = names.map { name in
+                stops[name] ?? other?.stops[name] ?? remember(Graph.Stop(title: name), in: &stops, name)
+            }
+            let wanted = Set(names)
+            for (name, stop) in other?.stops ?? [:] where wanted.contains(name) { stops[name] = stop }
+        case .joinTable:
+            trip!.tags = names.map { name in
+                tags[name] ?? other?.tags[name] ?? remember(Graph.Tag(name: name), in: &tags, name)
+            }
+            let wanted = Set(names)
+            for (name, tag) in other?.tags ?? [:] where wanted.contains(name) { tags[name] = tag }
+        case .joinTableOtherSide:
+            tag!.trips = names.map { name in trips[name] ?? remember(Graph.Trip(name: name), in: &trips, name) }
+        }
+    }
+
+    func append(_ name: String) throws {
+        try set(names + [name])
+    }
+
+    /// Deletes the member named from the context.
+    func deleteMember(named name: String) throws {
+        switch storage {
+        case .foreignKey: context.delete(try #require(stops[name]))
+        case .joinTable: context.delete(try #require(tags[name]))
+        case .joinTableOtherSide: context.delete(try #require(trips[name]))
+        }
+    }
+
+    private func remember<Model>(_ model: Model, in table: inout [String: Model], _ name: String) -> Model {
+        table[name] = model
+        return model
+    }
+
+    /// The names of the list's members as a fresh container reads them.
+    static func stored(_ storage: LargeToManyTests.Storage, at store: TestStore, holder: String = "Lisbon") throws -> [String] {
+        let context = ModelContext(try store.graphContainer())
+        return try LongList(storage, loadedIn: context, holder: holder).names
+    }
+
+    /// The row keys of the list's members, in their stored order (with
+    /// `holderOnly`, the holder's key alone).
+    static func storedKeys(_ storage: LargeToManyTests.Storage, at store: TestStore, holderOnly: Bool = false) throws -> [Int64] {
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, loadedIn: context)
+        if holderOnly {
+            let holder: (any PersistentModel)? = storage == .joinTableOtherSide ? list.tag : list.trip
+            return [holder?._$modelState.rowID].compactMap { $0 }
+        }
+        let models: [any PersistentModel] =
+            switch storage {
+            case .foreignKey: list.trip!.stops
+            case .joinTable: list.trip!.tags
+            case .joinTableOtherSide: list.tag!.trips
+            }
+        return models.compactMap { $0._$modelState.rowID }
+    }
+}
+
+/// A key whose comparisons are counted.
+private struct CountedKey: Hashable {
+    let value: Int
+    let counter: ComparisonCounter
+
+    static func == (lhs: CountedKey, rhs: CountedKey) -> Bool {
+        lhs.counter.count += 1
+        return lhs.value == rhs.value
+    }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(value) }
+}
+
+private final class ComparisonCounter {
+    var count = 0
+}
+
+/// SplitMix64: a fixed seed gives the same edits on every run.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
