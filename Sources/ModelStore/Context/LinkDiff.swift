@@ -51,4 +51,24 @@ struct LinkDiff<Key: Hashable> {
             removed = previous.filter { !kept.contains($0) }
         }
     }
+
+    /// Compares links whose stored positions are known with the members to
+    /// store: the members that left, and the indices of the members whose
+    /// stored position is not their index (new members have none).
+    /// - Complexity: O(stored + members).
+    static func exact(stored: [(key: Key, position: Int64?)], members: [Key]) -> (removed: [Key], positions: [Int]) {
+        var positions: [Key: Int64] = [:]
+        positions.reserveCapacity(stored.count)
+        for link in stored {
+            if let position = link.position { positions[link.key] = position }
+        }
+        let changed = members.indices.filter { positions[members[$0]] != Int64($0) }
+        let kept = Set(members)
+        return (stored.map(\.key).filter { !kept.contains($0) }, changed)
+    }
 }
+
+/// A member of a to-many as stored: its row key and its position (nil when
+/// NULL).
+typealias StoredLink = (key: Int64, position: Int64?)
+

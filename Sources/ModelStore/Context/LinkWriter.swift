@@ -2,30 +2,41 @@
 /// The typed save pipeline and the dynamic layer both write links through
 /// it, so that a to-many's order and join-table rows are written one way.
 enum LinkWriter {
+    /// What the caller knows of a to-many's stored links before it writes.
+    enum Stored {
+        /// The members in their stored order as the caller last read or
+        /// wrote them (empty when unknown: then every position is written),
+        /// their positions unknown: what the typed context keeps.
+        case order([Int64])
+        /// The members in their stored order with their stored positions,
+        /// read in the caller's transaction: what the dynamic layer reads.
+        case positions([StoredLink])
+    }
+
     /// Writes a to-many's links for one holder: for a join table, deletes
-    /// the rows of the members that left (in `previous`, not in `members`);
-    /// then writes the position of each member whose position changed (in
-    /// the members' order column, or the join table's), adding the join
-    /// rows of new members.
+    /// the rows of the members that left (stored, not in `members`); then
+    /// writes the position (0, 1, 2, …) of each member whose stored
+    /// position is not its index (in the members' order column, or the join
+    /// table's), adding the join rows of new members.
     ///
-    /// `previous` is the holder's members in their stored order as the
-    /// caller last read or wrote them (empty when unknown: then every
-    /// position is written). Members at the same index at the start of both
-    /// lists (and at the end, when the length did not change) keep their
-    /// stored positions, so that appending to a long list writes one
-    /// position. That is only right if the kept members sort before
-    /// (after) the written ones, which one lookup of the nearest kept
-    /// member's stored position checks; when it fails (a gap left by a
-    /// deleted member, another writer), every position is written.
+    /// With stored positions, exactly those that differ are written. With
+    /// the stored order alone, members at the same index at the start of
+    /// both lists (and at the end, when the length did not change) keep
+    /// their stored positions, so that appending to a long list writes one
+    /// position. That is only right if the kept members sort before (after)
+    /// the written ones, which one lookup of the nearest kept member's
+    /// stored position checks; when it fails (a gap left by a deleted
+    /// member, a NULL, a tie, another writer), every position is written, so
+    /// that positions become 0, 1, 2, … again.
     ///
     /// A to-many whose inverse is a to-one gets its members' foreign keys
     /// from their own to-one; only positions are written here.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and holder.
-    /// - Complexity: O(previous + members) in memory, plus one statement per
+    /// - Complexity: O(stored + members) in memory, plus one statement per
     ///   member removed or written.
     static func writeLinks(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, members: [Int64],
-        previous: [Int64], connection: Connection
+        stored: Stored, connection: Connection
     ) throws {
         let entity = relationship.destination
         switch relationship.storage {
@@ -34,11 +45,10 @@ enum LinkWriter {
             let sql = "UPDATE \(quoteIdentifier(entity)) SET \(quoteIdentifier(orderColumn)) = ? WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             let lookup = "SELECT \(quoteIdentifier(orderColumn)) FROM \(quoteIdentifier(entity)) "
                 + "WHERE \(quoteIdentifier(primaryKeyColumn)) = ? AND \(quoteIdentifier(column)) = ?"
-            let diff = LinkDiff(previous: previous, members: members)
-            let range = try positionsToWrite(diff, of: members) {
+            let (_, positions) = try changes(members, stored) {
                 try storedPosition(lookup, [$0, holder], entity: entity, holder: holder, connection: connection)
             }
-            for position in range {
+            for position in positions {
                 let member = members[position]
                 try execute(sql, [Int64(position), member], entity: entity, row: member, connection: connection)
             }
@@ -54,14 +64,13 @@ enum LinkWriter {
                 + "ON CONFLICT (\(source), \(target)) DO UPDATE SET \(order) = excluded.\(order)"
             let lookup = "SELECT \(order) FROM \(table) WHERE \(source) = ? AND \(target) = ?"
             func pair(_ member: Int64) -> [Int64] { isSource ? [holder, member] : [member, holder] }
-            let diff = LinkDiff(previous: previous, members: members)
-            for member in diff.removed {
-                try execute(delete, pair(member), entity: name, row: holder, connection: connection)
-            }
-            let range = try positionsToWrite(diff, of: members) {
+            let (removed, positions) = try changes(members, stored) {
                 try storedPosition(lookup, pair($0), entity: name, holder: holder, connection: connection)
             }
-            for position in range {
+            for member in removed {
+                try execute(delete, pair(member), entity: name, row: holder, connection: connection)
+            }
+            for position in positions {
                 try execute(upsert, pair(members[position]) + [Int64(position)], entity: name, row: holder, connection: connection)
             }
         case .foreignKey, .unresolved:
@@ -69,9 +78,24 @@ enum LinkWriter {
         }
     }
 
-    /// A member's stored position: nil when the member is not linked to the
-    /// holder (no row), `.some(nil)` when its position is NULL.
-    private typealias StoredPosition = Int64??
+    /// The members removed and the indices of `members` whose position is
+    /// written. `storedPosition` looks one member's position up (only with
+    /// `.order`, at most twice).
+    private static func changes(
+        _ members: [Int64], _ stored: Stored, storedPosition: (Int64) throws -> StoredPosition
+    ) throws -> (removed: [Int64], positions: [Int]) {
+        switch stored {
+        case .positions(let links):
+            return LinkDiff.exact(stored: links, members: members)
+        case .order(let previous):
+            let diff = LinkDiff(previous: previous, members: members)
+            return (diff.removed, Array(try positionsToWrite(diff, of: members, storedPosition: storedPosition)))
+        }
+    }
+
+    /// A member's stored position: nil when it is NULL or the member is not
+    /// linked to the holder (no row).
+    private typealias StoredPosition = Int64?
 
     /// The positions of `members` to write: the diff's changed run, or all of
     /// them when the stored positions of the kept ends do not sort around it.
@@ -79,10 +103,11 @@ enum LinkWriter {
     /// Loading orders a to-many by (position, key), NULL first, and the kept
     /// ends are in that order already (`previous` was read or written in
     /// it). The run gets positions `changed.lowerBound…`; so the prefix may
-    /// stay if its last member's position is NULL or below the run's first,
-    /// and the suffix if its first member's position is not NULL and at
-    /// least the position after the run. Checking the nearest kept member
-    /// suffices: the others sort on its far side.
+    /// stay if its last member's position is below the run's first, and the
+    /// suffix if its first member's position is at least the position after
+    /// the run. Checking the nearest kept member suffices: the others sort
+    /// on its far side. A NULL is not trusted either way, so that a list
+    /// with NULLs (links written from the other side only) is numbered.
     private static func positionsToWrite(
         _ diff: LinkDiff<Int64>, of members: [Int64], storedPosition: (Int64) throws -> StoredPosition
     ) throws -> Range<Int> {
@@ -90,22 +115,11 @@ enum LinkWriter {
         guard !changed.isEmpty else { return changed }
         if changed.lowerBound > 0 {
             let before = try storedPosition(members[changed.lowerBound - 1])
-            let fits: Bool =
-                switch before {
-                case .none: false
-                case .some(.none): true
-                case .some(.some(let position)): position < Int64(changed.lowerBound)
-                }
-            if !fits { changed = 0..<changed.upperBound }
+            if !(before.map { $0 < Int64(changed.lowerBound) } ?? false) { changed = 0..<changed.upperBound }
         }
         if changed.upperBound < members.count {
             let after = try storedPosition(members[changed.upperBound])
-            let fits: Bool =
-                switch after {
-                case .some(.some(let position)): position >= Int64(changed.upperBound)
-                default: false
-                }
-            if !fits { changed = changed.lowerBound..<members.count }
+            if !(after.map { $0 >= Int64(changed.upperBound) } ?? false) { changed = changed.lowerBound..<members.count }
         }
         return changed
     }
@@ -117,8 +131,8 @@ enum LinkWriter {
         defer { statement.reset() }
         do {
             for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
-            guard try statement.step() else { return nil }
-            return .some(statement.storage(at: 0) == .null ? nil : statement.int64(at: 0))
+            guard try statement.step(), statement.storage(at: 0) != .null else { return nil }
+            return statement.int64(at: 0)
         } catch {
             throw ModelStoreError.saveFailed(entity: entity, row: holder, underlying: error)
         }

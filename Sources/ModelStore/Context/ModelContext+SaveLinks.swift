@@ -63,7 +63,7 @@ extension ModelContext {
                 let old = (committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
                 try LinkWriter.writeLinks(
                     relationship.schema, inverse: relationship.inverse?.schema, holder: holder, members: members,
-                    previous: uniqueModels(old).compactMap(\._$modelState.rowID), connection: connection)
+                    stored: .order(uniqueModels(old).compactMap(\._$modelState.rowID)), connection: connection)
             }
         }
     }

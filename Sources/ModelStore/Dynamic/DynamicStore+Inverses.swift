@@ -82,19 +82,16 @@ extension DynamicStore {
     func apply(_ changes: InverseChanges) throws {
         for key in changes.keys where !changes.explicit.contains(key) {
             guard let (relationship, appended) = changes.entry(key) else { continue }
-            let current = try relatedKeys(relationship, of: key.holder)
+            let stored = try storedLinks(relationship, of: key.holder)
+            let current = stored.map(\.key)
             let added = Set(appended)
             // A member appended here and then taken elsewhere by a later
             // link is no longer in the list.
             let stillThere = Set(current)
-            let staying = current.filter { !added.contains($0) }
-            let members = staying + appended.filter { stillThere.contains($0) }
-            // The appended members' stored positions are stale (from the
-            // list they left, or NULL), so they are not part of the order
-            // compared with: the others are, in their stored order.
+            let members = current.filter { !added.contains($0) } + appended.filter { stillThere.contains($0) }
             try LinkWriter.writeLinks(
                 relationship, inverse: inverse(of: relationship), holder: key.holder, members: members,
-                previous: staying, connection: connection)
+                stored: .positions(stored), connection: connection)
         }
         for key in changes.keys {
             guard let (relationship, _) = changes.entry(key) else { continue }

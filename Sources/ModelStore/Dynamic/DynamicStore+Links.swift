@@ -136,7 +136,8 @@ extension DynamicStore {
         _ relationship: Schema.Relationship, _ operation: DynamicEdit.Operation, _ given: [Int64], table: EntityTable,
         key: Int64, isNew: Bool, changes: inout InverseChanges
     ) throws {
-        let current = isNew ? [] : try relatedKeys(relationship, of: key)
+        let stored = isNew ? [] : try storedLinks(relationship, of: key)
+        let current = stored.map(\.key)
         // Sets, not `contains` on the lists: an edit of a list of thousands
         // stays linear.
         var members: [Int64]
@@ -181,7 +182,8 @@ extension DynamicStore {
         case .foreignKey, .unresolved:
             throw unwritable(relationship, of: table.name)
         }
-        try LinkWriter.writeLinks(relationship, inverse: inverse, holder: key, members: members, previous: current, connection: connection)
+        try LinkWriter.writeLinks(
+            relationship, inverse: inverse, holder: key, members: members, stored: .positions(stored), connection: connection)
     }
 
     /// The keys in order, each kept at its first place.

@@ -135,7 +135,7 @@ struct LargeToManyTests {
         #expect(try LongList.stored(storage, at: store) == [names[0], "new", names[2]])
     }
 
-    @Test("NULL positions (links written by the other side) keep their place before an append", arguments: [Storage.joinTable])
+    @Test("NULL positions (links written from the other side only) are numbered in their loaded order before an append", arguments: [Storage.joinTable])
     func nullPositions(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
