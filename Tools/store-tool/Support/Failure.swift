@@ -10,7 +10,8 @@ enum ExitStatus: Int32 {
     case problemsFound = 1
     /// Bad input: an unknown entity or property, a value that does not
     /// parse, a malformed filter, sort key, identifier or edit, an import
-    /// file that does not fit the schema, SQL that writes.
+    /// file that does not fit the schema, SQL that writes, a path that is not
+    /// one of the store's migration snapshots.
     case badInput = 2
     /// The object named does not exist.
     case notFound = 3
@@ -57,7 +58,7 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
         case .newerFormat: return (.newerFormat, error.description)
         case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
         case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
-        case .invalidMigrationScript: return (.badInput, oneLine(error.description))
+        case .invalidMigrationScript, .notASnapshot: return (.badInput, oneLine(error.description))
         case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
             return (.refused, oneLine(error.description))
         case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:
