@@ -1,62 +1,67 @@
-/// How a to-many's members changed between the order last written (or read)
-/// and the order to write: the members that left, and the run of positions
-/// that must be written again.
+/// How a to-many's members changed since the order last written or read,
+/// in the two forms its writers know it (see `LinkWriter.Stored`).
 ///
 /// A to-many stores each member's position (0, 1, 2, …) in an order column.
-/// Members at the start of the list that are where they were (the common
-/// prefix) and, when the list kept its length, members at its end that are
-/// where they were (the common suffix) keep their stored positions; only the
-/// run between them is written. Appending one object to a list of N writes
-/// one position, not N + 1. Whether the stored positions of the kept ends
-/// can be trusted is for the writer to check (see `LinkWriter`): this type
-/// only compares the two lists.
-///
-/// - Complexity: O(previous + members), with one hash per member: no
-///   membership test walks a list.
-struct LinkDiff<Key: Hashable> {
-    /// Members of `previous` that are not in `members`, in their old order.
-    let removed: [Key]
-    /// The number of leading members at the same index in both lists.
-    let prefix: Int
-    /// The number of trailing members at the same index in both lists
-    /// (zero unless both lists have the same length).
-    let suffix: Int
-    /// The new list's length.
-    let count: Int
+/// The typed context keeps no positions, only the list as it was last
+/// loaded or saved: members at the start of the list that are where they
+/// were (the common prefix) and, when the list kept its length, members at
+/// its end that are where they were (the common suffix) keep their stored
+/// positions, and only the run between them is written. Appending one
+/// object to a list of N writes one position, not N + 1. Whether the stored
+/// positions of the kept ends can be trusted is for the writer to check.
+/// The dynamic layer reads the stored positions, and writes exactly those
+/// that differ.
+enum LinkDiff {
+    /// What the typed context's comparison found.
+    struct Kept {
+        /// Leading members at the same index in both lists.
+        var prefix: Int
+        /// Trailing members at the same index in both lists (zero unless
+        /// both have the same length).
+        var suffix: Int
+        /// The objects of the old list that are not members any more.
+        var removed: [AnyObject]
+    }
 
-    /// The positions of `members` to write: those outside the kept ends.
-    var changed: Range<Int> { prefix..<(count - suffix) }
-
-    /// Compares `previous` (the stored order) with `members` (the order to
-    /// store). Neither list may hold a key twice.
-    init(previous: [Key], members: [Key]) {
-        count = members.count
+    /// Compares a to-many as last loaded or saved (`old`, whose objects may
+    /// repeat: the app may have appended one twice) with its members now
+    /// (no repeats), by identity. `isMember` tells whether an object of
+    /// `old` is still a member.
+    ///
+    /// A kept start holds no repeat (its objects match members, which do
+    /// not repeat), so it is the start of the stored order. A kept end is
+    /// only kept when none of its objects also comes earlier in `old`: the
+    /// stored order has such an object at its first place, not at the end.
+    /// - Complexity: O(old + members) comparisons of references; hashing
+    ///   only for a kept end (appending hashes nothing).
+    static func compare(previous old: [AnyObject], members: [AnyObject], isMember: (AnyObject) -> Bool) -> Kept {
         var prefix = 0
-        let shorter = min(previous.count, members.count)
-        while prefix < shorter && previous[prefix] == members[prefix] { prefix += 1 }
+        let shorter = min(old.count, members.count)
+        while prefix < shorter && old[prefix] === members[prefix] { prefix += 1 }
         var suffix = 0
-        // Positions after a length change all move, so a suffix is only kept
-        // when the lengths match (a member replaced, or a few reordered).
-        if previous.count == members.count {
-            while suffix < count - prefix && previous[count - 1 - suffix] == members[count - 1 - suffix] {
+        if old.count == members.count {
+            // Positions after a length change all move: only then is an end kept.
+            while suffix < members.count - prefix && old[old.count - 1 - suffix] === members[members.count - 1 - suffix] {
                 suffix += 1
             }
+            if suffix > 0 {
+                var end = IdentitySet(capacity: suffix)
+                for object in old[(old.count - suffix)...] { end.insert(object) }
+                if old[..<(old.count - suffix)].contains(where: { end.contains($0) }) { suffix = 0 }
+            }
         }
-        self.prefix = prefix
-        self.suffix = suffix
-        if previous.isEmpty {
-            removed = []
-        } else {
-            let kept = Set(members)
-            removed = previous.filter { !kept.contains($0) }
-        }
+        let removed = old[prefix..<(old.count - suffix)].filter { !isMember($0) }
+        return Kept(prefix: prefix, suffix: suffix, removed: removed)
     }
 
     /// Compares links whose stored positions are known with the members to
-    /// store: the members that left, and the indices of the members whose
-    /// stored position is not their index (new members have none).
-    /// - Complexity: O(stored + members).
-    static func exact(stored: [(key: Key, position: Int64?)], members: [Key]) -> (removed: [Key], positions: [Int]) {
+    /// store (no repeats): the members that left, and the indices of the
+    /// members whose stored position is not their index (new members have
+    /// none).
+    /// - Complexity: O(stored + members), one hash per link and member.
+    static func exact<Key: Hashable>(stored: [(key: Key, position: Int64?)], members: [Key])
+        -> (removed: [Key], positions: [Int])
+    {
         var positions: [Key: Int64] = [:]
         positions.reserveCapacity(stored.count)
         for link in stored {
@@ -71,4 +76,3 @@ struct LinkDiff<Key: Hashable> {
 /// A member of a to-many as stored: its row key and its position (nil when
 /// NULL).
 typealias StoredLink = (key: Int64, position: Int64?)
-

@@ -4,20 +4,34 @@
 enum LinkWriter {
     /// What the caller knows of a to-many's stored links before it writes.
     enum Stored {
-        /// The members in their stored order as the caller last read or
-        /// wrote them (empty when unknown: then every position is written),
-        /// their positions unknown: what the typed context keeps.
-        case order([Int64])
+        /// What the typed context knows, which keeps no positions: the
+        /// first `prefix` members and the last `suffix` are where the stored
+        /// order (as it last loaded or saved it) has them, and `removed`
+        /// were members and are not any more (see `LinkDiff.compare`).
+        case order(prefix: Int, suffix: Int, removed: [Int64])
         /// The members in their stored order with their stored positions,
         /// read in the caller's transaction: what the dynamic layer reads.
         case positions([StoredLink])
     }
 
+    /// Writes a to-many's links for one holder, the members' row keys given
+    /// as an array; see `writeLinks(_:inverse:holder:count:member:stored:connection:)`.
+    static func writeLinks(
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, members: [Int64],
+        stored: Stored, connection: Connection
+    ) throws {
+        try writeLinks(
+            relationship, inverse: inverse, holder: holder, count: members.count, member: { members[$0] },
+            stored: stored, connection: connection)
+    }
+
     /// Writes a to-many's links for one holder: for a join table, deletes
-    /// the rows of the members that left (stored, not in `members`); then
-    /// writes the position (0, 1, 2, …) of each member whose stored
-    /// position is not its index (in the members' order column, or the join
-    /// table's), adding the join rows of new members.
+    /// the rows of the members that left; then writes the position (0, 1,
+    /// 2, …) of each member whose stored position is not its index (in the
+    /// members' order column, or the join table's), adding the join rows of
+    /// new members. `member(i)` is the row key of the member at index `i`
+    /// (of `count`), asked only for the members written or checked; a
+    /// member without one (no row) is not linked.
     ///
     /// With stored positions, exactly those that differ are written. With
     /// the stored order alone, members at the same index at the start of
@@ -32,11 +46,12 @@ enum LinkWriter {
     /// A to-many whose inverse is a to-one gets its members' foreign keys
     /// from their own to-one; only positions are written here.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and holder.
-    /// - Complexity: O(stored + members) in memory, plus one statement per
-    ///   member removed or written.
+    /// - Complexity: O(stored + members) in memory (O(1) per member kept
+    ///   with the stored order alone), plus one statement per member
+    ///   removed or written.
     static func writeLinks(
-        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, members: [Int64],
-        stored: Stored, connection: Connection
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, count: Int,
+        member: (Int) -> Int64?, stored: Stored, connection: Connection
     ) throws {
         let entity = relationship.destination
         switch relationship.storage {
@@ -45,12 +60,12 @@ enum LinkWriter {
             let sql = "UPDATE \(quoteIdentifier(entity)) SET \(quoteIdentifier(orderColumn)) = ? WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             let lookup = "SELECT \(quoteIdentifier(orderColumn)) FROM \(quoteIdentifier(entity)) "
                 + "WHERE \(quoteIdentifier(primaryKeyColumn)) = ? AND \(quoteIdentifier(column)) = ?"
-            let (_, positions) = try changes(members, stored) {
+            let (_, positions) = try changes(count, member, stored) {
                 try storedPosition(lookup, [$0, holder], entity: entity, holder: holder, connection: connection)
             }
             for position in positions {
-                let member = members[position]
-                try execute(sql, [Int64(position), member], entity: entity, row: member, connection: connection)
+                guard let key = member(position) else { continue }
+                try execute(sql, [Int64(position), key], entity: entity, row: key, connection: connection)
             }
         case .joinTable(let name, let isSource):
             let table = quoteIdentifier(name)
@@ -64,32 +79,36 @@ enum LinkWriter {
                 + "ON CONFLICT (\(source), \(target)) DO UPDATE SET \(order) = excluded.\(order)"
             let lookup = "SELECT \(order) FROM \(table) WHERE \(source) = ? AND \(target) = ?"
             func pair(_ member: Int64) -> [Int64] { isSource ? [holder, member] : [member, holder] }
-            let (removed, positions) = try changes(members, stored) {
+            let (removed, positions) = try changes(count, member, stored) {
                 try storedPosition(lookup, pair($0), entity: name, holder: holder, connection: connection)
             }
-            for member in removed {
-                try execute(delete, pair(member), entity: name, row: holder, connection: connection)
+            for key in removed {
+                try execute(delete, pair(key), entity: name, row: holder, connection: connection)
             }
             for position in positions {
-                try execute(upsert, pair(members[position]) + [Int64(position)], entity: name, row: holder, connection: connection)
+                guard let key = member(position) else { continue }
+                try execute(upsert, pair(key) + [Int64(position)], entity: name, row: holder, connection: connection)
             }
         case .foreignKey, .unresolved:
             break
         }
     }
 
-    /// The members removed and the indices of `members` whose position is
-    /// written. `storedPosition` looks one member's position up (only with
-    /// `.order`, at most twice).
+    /// The members removed and the indices of the members whose position
+    /// is written. `storedPosition` looks one member's position up (only
+    /// with `.order`, at most twice).
     private static func changes(
-        _ members: [Int64], _ stored: Stored, storedPosition: (Int64) throws -> StoredPosition
+        _ count: Int, _ member: (Int) -> Int64?, _ stored: Stored, storedPosition: (Int64) throws -> StoredPosition
     ) throws -> (removed: [Int64], positions: [Int]) {
         switch stored {
         case .positions(let links):
-            return LinkDiff.exact(stored: links, members: members)
-        case .order(let previous):
-            let diff = LinkDiff(previous: previous, members: members)
-            return (diff.removed, Array(try positionsToWrite(diff, of: members, storedPosition: storedPosition)))
+            // The dynamic layer's members all have rows.
+            return LinkDiff.exact(stored: links, members: (0..<count).compactMap(member))
+        case .order(let prefix, let suffix, let removed):
+            let changed = try positionsToWrite(prefix..<(count - suffix), count: count) { index in
+                try member(index).flatMap(storedPosition)
+            }
+            return (removed, Array(changed))
         }
     }
 
@@ -97,29 +116,29 @@ enum LinkWriter {
     /// linked to the holder (no row).
     private typealias StoredPosition = Int64?
 
-    /// The positions of `members` to write: the diff's changed run, or all of
-    /// them when the stored positions of the kept ends do not sort around it.
+    /// The positions of `members` to write: `changed`, or more when the
+    /// stored positions of the kept ends do not sort around it.
     ///
     /// Loading orders a to-many by (position, key), NULL first, and the kept
-    /// ends are in that order already (`previous` was read or written in
-    /// it). The run gets positions `changed.lowerBound…`; so the prefix may
+    /// ends are in that order already (the typed context compared with a
+    /// list it loaded or saved in it). The run gets positions `changed.lowerBound…`; so the prefix may
     /// stay if its last member's position is below the run's first, and the
     /// suffix if its first member's position is at least the position after
     /// the run. Checking the nearest kept member suffices: the others sort
     /// on its far side. A NULL is not trusted either way, so that a list
     /// with NULLs (links written from the other side only) is numbered.
     private static func positionsToWrite(
-        _ diff: LinkDiff<Int64>, of members: [Int64], storedPosition: (Int64) throws -> StoredPosition
+        _ changed: Range<Int>, count: Int, storedPosition: (Int) throws -> StoredPosition
     ) throws -> Range<Int> {
-        var changed = diff.changed
+        var changed = changed
         guard !changed.isEmpty else { return changed }
         if changed.lowerBound > 0 {
-            let before = try storedPosition(members[changed.lowerBound - 1])
+            let before = try storedPosition(changed.lowerBound - 1)
             if !(before.map { $0 < Int64(changed.lowerBound) } ?? false) { changed = 0..<changed.upperBound }
         }
-        if changed.upperBound < members.count {
-            let after = try storedPosition(members[changed.upperBound])
-            if !(after.map { $0 >= Int64(changed.upperBound) } ?? false) { changed = changed.lowerBound..<members.count }
+        if changed.upperBound < count {
+            let after = try storedPosition(changed.upperBound)
+            if !(after.map { $0 >= Int64(changed.upperBound) } ?? false) { changed = changed.lowerBound..<count }
         }
         return changed
     }
