@@ -15,6 +15,9 @@ struct LargeToManyTests {
 
     /// Members of each list the tests build.
     static let size = 2_000
+    /// `MODELSTORE_STRESS=1` runs the random edits on lists of 20,000, for
+    /// 100 saves each.
+    static let stress = ProcessInfo.processInfo.environment["MODELSTORE_STRESS"] == "1"
 
     /// The three ways a to-many is stored.
     enum Storage: String, CaseIterable, CustomTestStringConvertible {
@@ -34,10 +37,11 @@ struct LargeToManyTests {
         let store = try TestStore()
         var generator = SeededGenerator(seed: 18)
         var context = ModelContext(try store.graphContainer())
-        var list = try LongList(storage, in: context, count: Self.size)
+        let size = Self.stress ? 20_000 : Self.size
+        var list = try LongList(storage, in: context, count: size)
         try context.save()
-        var made = Self.size
-        for round in 0..<30 {
+        var made = size
+        for round in 0..<(Self.stress ? 100 : 30) {
             // Every fifth round starts from a fresh context, so that the
             // order compared with is the one loaded, not the one last saved.
             if round % 5 == 4 {
