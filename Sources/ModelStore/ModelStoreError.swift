@@ -65,6 +65,9 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     case invalidMigrationScript(script: String, reason: String)
     /// No sequence of migration steps leads from the stored schema to the app's.
     case noMigrationPath(path: String, reason: String)
+    /// A path given as a migration snapshot of the store is not one (see
+    /// `StoreMigrator.snapshots()`).
+    case notASnapshot(path: String, store: String)
 
     public var description: String {
         switch self {
@@ -133,6 +136,8 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "migration script \(script): \(reason)"
         case .noMigrationPath(let path, let reason):
             return "cannot migrate \(path): \(reason)"
+        case .notASnapshot(let path, let store):
+            return "\(path) is not a migration snapshot of \(store) (store-tool snapshots \(store) lists them)"
         }
     }
 }

@@ -42,6 +42,8 @@ extension ModelContext {
 
     /// Writes the links of the to-many relationships that changed (all of
     /// them for new objects): each member's position, and join-table rows.
+    /// - Complexity: O(members of the changed to-manys) in memory, and one
+    ///   statement per link added, removed or moved (see `LinkWriter`).
     func writeToManyLinks(of models: [any PersistentModel], plan: DeletePlan, connection: Connection) throws {
         for model in models {
             let state = model._$modelState
@@ -51,17 +53,47 @@ extension ModelContext {
             let isNew = state.lifecycle == .inserted
             for relationship in table.toManyRelationships {
                 guard isNew || state.dirty.contains(relationship.ordinal),
-                    let loaded = relationship.accessor.loadedModels(of: model)
+                    let loaded = relationship.accessor.loadedObjects(of: model)
                 else { continue }
-                let members = uniqueModels(loaded).compactMap { member -> Int64? in
-                    plan.contains(member) ? nil : member._$modelState.rowID
-                }
-                let old = (committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue)?._relatedModels ?? []
-                let removed = old.compactMap(\._$modelState.rowID).filter { !members.contains($0) }
-                try LinkWriter.writeLinks(
-                    relationship.schema, inverse: relationship.inverse?.schema, holder: holder, members: members,
-                    removed: removed, connection: connection)
+                try writeLinks(
+                    of: relationship, holder: holder, loaded: loaded, model: model, state: state, plan: plan,
+                    connection: connection)
             }
         }
+    }
+
+    /// Writes one to-many's links. The lists are compared as references
+    /// (`RelationshipValue._relatedObjects`): for a long list whose end
+    /// changed, neither pass touches its objects, which cost more than
+    /// anything else a save of it did (a cache miss each). Only the members
+    /// whose position is written are asked for their row keys.
+    private func writeLinks(
+        of relationship: RuntimeRelationship, holder: Int64, loaded: [AnyObject], model: any PersistentModel,
+        state: ModelState, plan: DeletePlan, connection: Connection
+    ) throws {
+        // Objects being deleted leave the list; without deletes (most saves)
+        // no object is asked.
+        let deleted = plan.isEmpty ? [] : relationship.accessor.models(loaded).filter(plan.contains)
+        var gone = IdentitySet(capacity: deleted.count)
+        for object in deleted { gone.insert(object) }
+        // One identity set of the list finds its repeats, then tells which
+        // objects of the old list are still members.
+        var seen = IdentitySet(capacity: loaded.count)
+        var members = loaded
+        if let first = loaded.indices.first(where: { !seen.insert(loaded[$0]) || gone.contains(loaded[$0]) }) {
+            // A list without repeats or deletes is used as it is: a copy
+            // retains and releases every object.
+            members = Array(loaded[..<first]) + loaded[(first + 1)...].filter { seen.insert($0) && !gone.contains($0) }
+        }
+        let committed = committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue
+        // The list as last loaded or saved: the stored order, which the
+        // writer compares with the new one to write only what moved.
+        let old = committed?._relatedObjects ?? []
+        let kept = LinkDiff.compare(previous: old, members: members) { seen.contains($0) && !gone.contains($0) }
+        let removed = relationship.accessor.models(kept.removed).compactMap(\._$modelState.rowID)
+        try LinkWriter.writeLinks(
+            relationship.schema, inverse: relationship.inverse?.schema, holder: holder, count: members.count,
+            member: { relationship.accessor.models([members[$0]]).first?._$modelState.rowID },
+            stored: .order(prefix: kept.prefix, suffix: kept.suffix, removed: removed), connection: connection)
     }
 }

@@ -20,7 +20,21 @@ struct InverseChanges {
 
     private struct Entry {
         let relationship: Schema.Relationship
-        var appended: [Int64] = []
+        /// Every member appended, in order, repeats included: a member
+        /// appended again belongs at its last place, which `latest` tells.
+        /// Kept this way so that an append is O(1), not a search and a
+        /// removal in a list that an import may grow to thousands.
+        var appendLog: [Int64] = []
+        var latest: [Int64: Int] = [:]
+
+        mutating func append(_ member: Int64) {
+            latest[member] = appendLog.count
+            appendLog.append(member)
+        }
+
+        var appended: [Int64] {
+            appendLog.indices.compactMap { index in latest[appendLog[index]] == index ? appendLog[index] : nil }
+        }
     }
 
     private var entries: [Key: Entry] = [:]
@@ -44,8 +58,7 @@ struct InverseChanges {
     mutating func append(_ member: Int64, to relationship: Schema.Relationship, of entity: String, holder: Int64) {
         touch(relationship, of: entity, holder: holder)
         let key = Key(entity: entity, relationship: relationship.name, holder: holder)
-        entries[key]?.appended.removeAll { $0 == member }
-        entries[key]?.appended.append(member)
+        entries[key]?.append(member)
     }
 
     /// `holder`'s `relationship` was written in the order an edit gave.
@@ -69,15 +82,16 @@ extension DynamicStore {
     func apply(_ changes: InverseChanges) throws {
         for key in changes.keys where !changes.explicit.contains(key) {
             guard let (relationship, appended) = changes.entry(key) else { continue }
-            let current = try relatedKeys(relationship, of: key.holder)
+            let stored = try storedLinks(relationship, of: key.holder)
+            let current = stored.map(\.key)
             let added = Set(appended)
             // A member appended here and then taken elsewhere by a later
             // link is no longer in the list.
             let stillThere = Set(current)
             let members = current.filter { !added.contains($0) } + appended.filter { stillThere.contains($0) }
             try LinkWriter.writeLinks(
-                relationship, inverse: inverse(of: relationship), holder: key.holder, members: members, removed: [],
-                connection: connection)
+                relationship, inverse: inverse(of: relationship), holder: key.holder, members: members,
+                stored: .positions(stored), connection: connection)
         }
         for key in changes.keys {
             guard let (relationship, _) = changes.entry(key) else { continue }

@@ -136,18 +136,22 @@ extension DynamicStore {
         _ relationship: Schema.Relationship, _ operation: DynamicEdit.Operation, _ given: [Int64], table: EntityTable,
         key: Int64, isNew: Bool, changes: inout InverseChanges
     ) throws {
-        let current = isNew ? [] : try relatedKeys(relationship, of: key)
+        let stored = isNew ? [] : try storedLinks(relationship, of: key)
+        let current = stored.map(\.key)
+        // Sets, not `contains` on the lists: an edit of a list of thousands
+        // stays linear.
         var members: [Int64]
         switch operation {
-        case .set: members = []
-            for member in given where !members.contains(member) { members.append(member) }
-        case .add: members = current
-            for member in given where !members.contains(member) { members.append(member) }
-        case .remove: members = current.filter { !given.contains($0) }
+        case .set: members = unique(given)
+        case .add: members = unique(current + given)
+        case .remove:
+            let gone = Set(given)
+            members = current.filter { !gone.contains($0) }
         }
         let kept = Set(members)
         let removed = current.filter { !kept.contains($0) }
-        let added = members.filter { !current.contains($0) }
+        let before = Set(current)
+        let added = members.filter { !before.contains($0) }
         let inverse = inverse(of: relationship)
         let destination = relationship.destination
         changes.markExplicit(relationship, of: table.name, holder: key)
@@ -178,7 +182,14 @@ extension DynamicStore {
         case .foreignKey, .unresolved:
             throw unwritable(relationship, of: table.name)
         }
-        try LinkWriter.writeLinks(relationship, inverse: inverse, holder: key, members: members, removed: removed, connection: connection)
+        try LinkWriter.writeLinks(
+            relationship, inverse: inverse, holder: key, members: members, stored: .positions(stored), connection: connection)
+    }
+
+    /// The keys in order, each kept at its first place.
+    private func unique(_ keys: [Int64]) -> [Int64] {
+        var seen = Set<Int64>()
+        return keys.filter { seen.insert($0).inserted }
     }
 
     /// A storage that resolution never gives the relationship's kind (a

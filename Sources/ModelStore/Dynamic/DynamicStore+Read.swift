@@ -123,6 +123,20 @@ extension DynamicStore {
         return keys
     }
 
+    /// The members of `holder`'s to-many with their stored positions, in
+    /// their stored order (see `RelationshipSQL.storedLinks`).
+    func storedLinks(_ relationship: Schema.Relationship, of holder: Int64) throws -> [StoredLink] {
+        guard let sql = RelationshipSQL.storedLinks(relationship, inverse: inverse(of: relationship)) else { return [] }
+        let statement = try connection.cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(holder, at: 1)
+        var links: [StoredLink] = []
+        while try statement.step() {
+            links.append((statement.int64(at: 0), statement.storage(at: 1) == .null ? nil : statement.int64(at: 1)))
+        }
+        return links
+    }
+
     private func addToManyMembers(_ object: inout DynamicObject, table: EntityTable) throws {
         for relationship in table.entity.relationships where relationship.isToMany {
             let keys = try relatedKeys(relationship, of: object.id.key)

@@ -10,6 +10,13 @@ public struct MigrationOptions: Sendable {
     public var takesSnapshot = true
     /// Where snapshots go; the store's own folder when nil.
     public var snapshotFolder: URL?
+    /// How many snapshots of the store to keep: after a migration that took
+    /// one, the files of the older snapshots the store's history records in
+    /// `snapshotFolder` are removed, keeping the newest `keptSnapshots` (the
+    /// one just taken included; a value below 1 counts as 1). 3 by default;
+    /// nil keeps them all. Snapshots the history does not record are never
+    /// pruned: `store-tool snapshots` lists them.
+    public var keptSnapshots: Int? = 3
     /// Let an inferred migration drop attributes and entities that hold data
     /// and drop links that no longer fit. False by default: such a
     /// migration is refused with `ModelStoreError.destructiveMigration`.
@@ -27,9 +34,16 @@ public struct MigrationOptions: Sendable {
     /// counting every step and every table operation of the migration), to
     /// check that nothing changes.
     var failsBeforeStep: Int?
+    /// Tests only: the failure `failsBeforeStep` injects acts as if the
+    /// process were killed there. The transaction is rolled back (as SQLite
+    /// rolls back a killed process's transaction when the store is next
+    /// opened), but nothing that a failed migration cleans up after itself
+    /// (its snapshot and the snapshot's marker) is cleaned up.
+    var simulatesKill = false
 
-    /// Options with the defaults: snapshot on, no data loss, one transaction
-    /// per script, a 5 s busy timeout, no progress callback.
+    /// Options with the defaults: snapshot on (the newest 3 kept), no data
+    /// loss, one transaction per script, a 5 s busy timeout, no progress
+    /// callback.
     public init() {}
 }
 

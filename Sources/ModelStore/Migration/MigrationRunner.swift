@@ -98,8 +98,9 @@ final class MigrationRunContext {
 /// Runs migration transactions on one connection: foreign keys off outside
 /// the transaction, `BEGIN IMMEDIATE` (waiting within the busy timeout), a
 /// snapshot before the first step, every step, `foreign_key_check`, commit;
-/// on any error a rollback, so the store is as it was, and an error naming
-/// the step.
+/// on any error a rollback, so the store is as it was (and the snapshot,
+/// which nothing recorded, removed), and an error naming the step. After the
+/// last commit, the snapshots beyond `MigrationOptions.keptSnapshots` go.
 struct MigrationRunner {
     let connection: Connection
     let path: String
@@ -120,6 +121,11 @@ struct MigrationRunner {
         try connection.execute("PRAGMA foreign_keys = OFF")
         defer { try? connection.execute("PRAGMA foreign_keys = ON") }
         context.failsBeforeStep = options.failsBeforeStep
+        let snapshots = options.takesSnapshot ? fileURL.map { SnapshotFolder(store: $0, folder: options.snapshotFolder) } : nil
+        // Whether a committed transaction recorded the snapshot in the
+        // history (the first one does: every first transaction's finish
+        // records `context.snapshotPath`).
+        var snapshotRecorded = false
         for (number, transaction) in transactions.enumerated() {
             do {
                 try connection.execute("BEGIN IMMEDIATE TRANSACTION")
@@ -132,7 +138,7 @@ struct MigrationRunner {
             }
             context.transactionStart = Date()
             do {
-                if number == 0 && options.takesSnapshot { context.snapshotPath = try snapshot() }
+                if number == 0, let snapshots { context.snapshotPath = try takeSnapshot(in: snapshots) }
                 for step in transaction.steps {
                     try context.begin(step)
                     try runStep(step, context)
@@ -142,8 +148,22 @@ struct MigrationRunner {
                 try connection.execute("COMMIT TRANSACTION")
             } catch {
                 if !connection.isAutocommit { try? connection.execute("ROLLBACK TRANSACTION") }
+                // Nothing recorded the snapshot, and the store is again what
+                // it holds: it would only be an orphan.
+                if let snapshots, let taken = context.snapshotPath, !snapshotRecorded, !options.simulatesKill {
+                    snapshots.discard(taken)
+                }
                 throw error
             }
+            if let snapshots, let taken = context.snapshotPath, !snapshotRecorded {
+                snapshotRecorded = true
+                snapshots.finish(taken)
+            }
+        }
+        if let snapshots, context.snapshotPath != nil, let kept = options.keptSnapshots {
+            // The migration is done; failing to read the history only means
+            // that old snapshots stay until the next one.
+            snapshots.prune(keeping: max(1, kept), history: (try? MigrationHistory.read(connection)) ?? [])
         }
         return context
     }
@@ -178,32 +198,31 @@ struct MigrationRunner {
         }
     }
 
-    /// Copies the store as it was before the migration (the last committed
-    /// state, which the migration's write lock keeps current) with VACUUM
-    /// INTO, from a second connection.
-    private func snapshot() throws -> String? {
+    /// Removes what killed migrations left in the snapshot folder, then
+    /// takes this migration's snapshot (see `SnapshotFolder`). Runs inside
+    /// the first transaction: the write lock it holds is what tells that
+    /// any marker found belongs to a migration that is gone.
+    private func takeSnapshot(in snapshots: SnapshotFolder) throws -> String? {
         guard let fileURL else { return nil }
-        let folder = options.snapshotFolder ?? fileURL.deletingLastPathComponent()
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
-        let name = "\(fileURL.deletingPathExtension().lastPathComponent)-before-migration-\(stamp).\(fileURL.pathExtension)"
-        var target = folder.appending(path: name)
-        var suffix = 1
-        while FileManager.default.fileExists(atPath: target.path(percentEncoded: false)) {
-            suffix += 1
-            target = folder.appending(path: name.replacingOccurrences(of: stamp, with: "\(stamp)-\(suffix)"))
-        }
-        let path = target.path(percentEncoded: false)
+        let identifier: String
+        let history: [AppliedMigration]
         do {
-            let reader = try Connection(location: fileURL.path(percentEncoded: false), mode: .readOnly)
-            // A statement holds its connection unowned: keep the reader alive.
-            try withExtendedLifetime(reader) {
-                let vacuum = try reader.prepare("VACUUM INTO ?")
-                try vacuum.bind(path, at: 1)
-                try vacuum.run()
-            }
+            identifier = try storeIdentifier()
+            history = try MigrationHistory.read(connection)
         } catch {
-            throw ModelStoreError.migrationFailed(path: self.path, step: "snapshot to \(path)", reason: "\(error)")
+            throw ModelStoreError.migrationFailed(path: path, step: "snapshot", reason: "\(error)")
         }
-        return path
+        snapshots.removeUnfinished(identifier: identifier, history: history)
+        return try snapshots.take(
+            of: fileURL.path(percentEncoded: false), identifier: identifier, history: history, displayPath: path)
+    }
+
+    /// The identifier the store's metadata records ("" when it has none).
+    private func storeIdentifier() throws -> String {
+        let statement = try connection.prepare(
+            "SELECT \"value\" FROM \(quoteIdentifier(MetadataKey.table)) WHERE \"key\" = ?")
+        try statement.bind(MetadataKey.storeIdentifier, at: 1)
+        guard try statement.step(), statement.storage(at: 0) == .text else { return "" }
+        return statement.string(at: 0)
     }
 }

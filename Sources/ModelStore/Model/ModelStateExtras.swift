@@ -23,7 +23,7 @@ final class ModelStateExtras {
     @exclusivity(unchecked) var inverseInitiator: AnyObject?
     /// The related objects before an in-place mutation (`trip.stops.append`),
     /// by ordinal, until the mutation ends.
-    @exclusivity(unchecked) var modifyingModels: [Int: [any PersistentModel]] = [:]
+    @exclusivity(unchecked) var modifyingModels: [Int: [AnyObject]] = [:]
     /// The row keys of to-one faults: which object to load on first access.
     /// Read and removed through `state.extras?`, so that a state without
     /// extras gets none from a removal.
@@ -66,7 +66,7 @@ extension ModelState {
 
     /// The related objects before an in-place mutation, by ordinal, until the
     /// mutation ends. Changed in place (`_modify`), not copied.
-    var modifyingModels: [Int: [any PersistentModel]] {
+    var modifyingModels: [Int: [AnyObject]] {
         get { extras?.modifyingModels ?? [:] }
         set {
             guard !newValue.isEmpty || extras != nil else { return }

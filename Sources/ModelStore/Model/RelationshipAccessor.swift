@@ -12,6 +12,11 @@ protocol RelationshipAccessor: Sendable {
     func setModels(_ models: [any PersistentModel], of holder: AnyObject) -> Bool
     /// The related objects if they are loaded; nil for a fault.
     func loadedModels(of holder: AnyObject) -> [any PersistentModel]?
+    /// The related objects if they are loaded, as class references (see
+    /// `RelationshipValue._relatedObjects`); nil for a fault.
+    func loadedObjects(of holder: AnyObject) -> [AnyObject]?
+    /// Objects of this relationship (from `loadedObjects(of:)`) as models.
+    func models(_ objects: [AnyObject]) -> [any PersistentModel]
     /// Makes `members`' changes forward to `holder` through this relationship
     /// (`forwardsChanges: true`), and `removed`'s stop forwarding.
     func updateForwarding(of holder: AnyObject, adding members: [any PersistentModel], removing removed: [any PersistentModel])
@@ -68,5 +73,16 @@ struct KeyPathRelationshipAccessor<Model: PersistentModel, Value: RelationshipVa
     func loadedModels(of holder: AnyObject) -> [any PersistentModel]? {
         guard let holder = holder as? Model, !holder._$modelState.isFault(ordinal) else { return nil }
         return holder[keyPath: keyPath]._relatedModels
+    }
+
+    func loadedObjects(of holder: AnyObject) -> [AnyObject]? {
+        guard let holder = holder as? Model, !holder._$modelState.isFault(ordinal) else { return nil }
+        return holder[keyPath: keyPath]._relatedObjects
+    }
+
+    func models(_ objects: [AnyObject]) -> [any PersistentModel] {
+        // Every object is of the destination class: boxed with its
+        // conformance, not cast through the runtime one by one.
+        RelatedObjects.modelList(objects, of: Value._destinationType)
     }
 }

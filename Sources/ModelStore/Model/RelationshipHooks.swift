@@ -93,7 +93,7 @@ extension PersistentModel {
         let state = _$modelState
         if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
         RelationshipMaintenance.relationshipWillChange(
-            self, ordinal: ordinal, from: old._relatedModels, to: new._relatedModels,
+            self, ordinal: ordinal, from: old._relatedObjects, to: new._relatedObjects,
             mirror: !state.isApplyingStoredValues)
         return true
     }
@@ -109,7 +109,7 @@ extension PersistentModel {
         let observed = state.hasRegistrar
         state.access(self, keyPath: keyPath)
         _$recordChange(ordinal, from: current)
-        state.modifyingModels[ordinal] = current._relatedModels
+        state.modifyingModels[ordinal] = current._relatedObjects
         state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
         return observed
     }
@@ -121,7 +121,7 @@ extension PersistentModel {
         let state = _$modelState
         let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
         RelationshipMaintenance.relationshipWillChange(
-            self, ordinal: ordinal, from: old, to: current._relatedModels, mirror: !state.isApplyingStoredValues)
+            self, ordinal: ordinal, from: old, to: current._relatedObjects, mirror: !state.isApplyingStoredValues)
         state.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
     }
 }
@@ -135,14 +135,14 @@ enum RelationshipMaintenance {
     /// the app, not a value the context loads or restores) updates the
     /// inverse and inserts new related objects into the context.
     static func relationshipWillChange(
-        _ holder: any PersistentModel, ordinal: Int, from old: [any PersistentModel], to new: [any PersistentModel],
-        mirror: Bool
+        _ holder: any PersistentModel, ordinal: Int, from old: [AnyObject], to new: [AnyObject], mirror: Bool
     ) {
-        let added = models(new, notIn: old)
-        let removed = models(old, notIn: new)
-        guard !added.isEmpty || !removed.isEmpty,
+        let (addedObjects, removedObjects) = membershipChanges(from: old, to: new)
+        guard !addedObjects.isEmpty || !removedObjects.isEmpty,
             let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal)
         else { return }
+        let added = relationship.accessor.models(addedObjects)
+        let removed = relationship.accessor.models(removedObjects)
         if relationship.schema.forwardsChanges {
             relationship.accessor.updateForwarding(of: holder, adding: added, removing: removed)
         }

@@ -17,6 +17,9 @@ public protocol RelationshipValue: Equatable {
     static var _isOptional: Bool { get }
     /// The related objects, in order.
     var _relatedModels: [any PersistentModel] { get }
+    /// The related objects, in order, as class references: for comparisons
+    /// by identity, without boxing each object as a model (or touching it).
+    var _relatedObjects: [AnyObject] { get }
     /// The related object of a to-one (the first of a to-many), without
     /// building an array.
     var _firstRelatedModel: (any PersistentModel)? { get }
@@ -37,6 +40,7 @@ extension PersistentModel {
     @inlinable public static var _isToMany: Bool { false }
     @inlinable public static var _isOptional: Bool { false }
     @inlinable public var _relatedModels: [any PersistentModel] { [self] }
+    @inlinable public var _relatedObjects: [AnyObject] { [self] }
     @inlinable public var _firstRelatedModel: (any PersistentModel)? { self }
 
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
@@ -59,6 +63,7 @@ extension Optional: RelationshipValue where Wrapped: RelationshipValue {
     @inlinable public static var _isToMany: Bool { Wrapped._isToMany }
     @inlinable public static var _isOptional: Bool { true }
     @inlinable public var _relatedModels: [any PersistentModel] { self?._relatedModels ?? [] }
+    @inlinable public var _relatedObjects: [AnyObject] { self?._relatedObjects ?? [] }
     @inlinable public var _firstRelatedModel: (any PersistentModel)? { self?._firstRelatedModel }
 
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
@@ -85,7 +90,21 @@ extension Array: RelationshipValue where Element: PersistentModel {
     @inlinable public static var _destinationType: any PersistentModel.Type { Element.self }
     @inlinable public static var _isToMany: Bool { true }
     @inlinable public static var _isOptional: Bool { false }
-    @inlinable public var _relatedModels: [any PersistentModel] { self }
+    @inlinable public var _relatedModels: [any PersistentModel] {
+        // Each element boxed where its conformance is known: the implicit
+        // upcast (`self`) asked the runtime to cast every element, which
+        // for a long to-many cost more than a save of it. Walked through a
+        // buffer: this runs unspecialized (through the protocol), where an
+        // array's iterator goes through witnesses for every element.
+        withUnsafeBufferPointer { elements in
+            [any PersistentModel](unsafeUninitializedCapacity: elements.count) { buffer, initialized in
+                for index in elements.indices { buffer.initializeElement(at: index, to: elements[index]) }
+                initialized = elements.count
+            }
+        }
+    }
+    /// The same buffer: the elements are class references already.
+    @inlinable public var _relatedObjects: [AnyObject] { unsafeBitCast(self, to: [AnyObject].self) }
     @inlinable public var _firstRelatedModel: (any PersistentModel)? { first }
 
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
@@ -126,16 +145,44 @@ extension Array: RelationshipValue where Element: PersistentModel {
 }
 
 /// Removes repeated objects, keeping the first of each: a to-many holds an
-/// object at most once, as Core Data's and SwiftData's to-many do.
+/// object at most once, as Core Data's and SwiftData's to-many do. A list
+/// without repeats is returned as it is.
+/// - Complexity: O(models).
 func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
     guard models.count > 1 else { return models }
-    var seen = Set<ObjectIdentifier>()
-    return models.filter { seen.insert(ObjectIdentifier($0)).inserted }
+    var seen = IdentitySet(capacity: models.count)
+    for index in models.indices where !seen.insert(models[index]) {
+        // The first repeat: keep what came before, filter the rest.
+        return Array(models[..<index]) + models[(index + 1)...].filter { seen.insert($0) }
+    }
+    return models
 }
 
-/// The objects of `models` that are not in `other`, by identity, in order.
-func models(_ models: [any PersistentModel], notIn other: [any PersistentModel]) -> [any PersistentModel] {
-    if models.isEmpty || other.isEmpty { return models }
-    let others = Set(other.map(ObjectIdentifier.init))
-    return models.filter { !others.contains(ObjectIdentifier($0)) }
+/// The objects a relationship gained (in `new`, not in `old`) and lost (in
+/// `old`, not in `new`), by identity, in order. The start and end the two
+/// lists share are passed over with a comparison of references each, so
+/// that appending to a long list neither hashes nor touches its objects;
+/// the rest is looked up in the other whole list (objects may repeat).
+/// - Complexity: O(old + new).
+func membershipChanges(from old: [AnyObject], to new: [AnyObject]) -> (added: [AnyObject], removed: [AnyObject]) {
+    var start = 0
+    let shorter = min(old.count, new.count)
+    while start < shorter && old[start] === new[start] { start += 1 }
+    var oldEnd = old.count
+    var newEnd = new.count
+    while oldEnd > start && newEnd > start && old[oldEnd - 1] === new[newEnd - 1] {
+        oldEnd -= 1
+        newEnd -= 1
+    }
+    func absent(_ candidates: ArraySlice<AnyObject>, from list: [AnyObject]) -> [AnyObject] {
+        guard !candidates.isEmpty else { return [] }
+        // A few candidates are searched for directly; more go through a set.
+        if candidates.count <= 8 {
+            return candidates.filter { candidate in !list.contains { $0 === candidate } }
+        }
+        var others = IdentitySet(capacity: list.count)
+        for object in list { others.insert(object) }
+        return candidates.filter { !others.contains($0) }
+    }
+    return (absent(new[start..<newEnd], from: old), absent(old[start..<oldEnd], from: new))
 }

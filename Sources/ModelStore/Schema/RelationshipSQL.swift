@@ -84,6 +84,31 @@ enum RelationshipSQL {
         }
     }
 
+    /// `SELECT key, position` of the members of the to-many of the holder
+    /// whose key is bound at parameter 1, in the order `relatedRows` loads
+    /// them (position NULL when the link has no order column). Nil for a
+    /// to-one or unresolved storage.
+    static func storedLinks(_ relationship: Schema.Relationship, inverse: Schema.Relationship?) -> String? {
+        let key = quoteIdentifier(primaryKeyColumn)
+        switch relationship.storage {
+        case .inverseForeignKey:
+            guard relationship.isToMany, case .foreignKey(let column, let orderColumn)? = inverse?.storage else { return nil }
+            let order = orderColumn.map(quoteIdentifier)
+            return "SELECT \(key), \(order ?? "NULL") FROM \(quoteIdentifier(relationship.destination)) "
+                + "WHERE \(quoteIdentifier(column)) = ? ORDER BY \(order.map { "\($0), " } ?? "")\(key)"
+        case .joinTable(let name, let isSource):
+            let (holderSide, otherSide, order) =
+                isSource
+                ? (JoinTableColumn.source, JoinTableColumn.target, JoinTableColumn.sourceOrder)
+                : (JoinTableColumn.target, JoinTableColumn.source, JoinTableColumn.targetOrder)
+            return "SELECT t.\(key), j.\(quoteIdentifier(order)) FROM \(quoteIdentifier(relationship.destination)) AS t "
+                + "JOIN \(quoteIdentifier(name)) AS j ON j.\(quoteIdentifier(otherSide)) = t.\(key) "
+                + "WHERE j.\(quoteIdentifier(holderSide)) = ? ORDER BY j.\(quoteIdentifier(order)), t.\(key)"
+        case .foreignKey, .unresolved:
+            return nil
+        }
+    }
+
     /// A scalar subquery that counts the objects a to-many holds for the
     /// holder whose key is the SQL expression `holderKey`. Nil for a to-one
     /// or unresolved storage.

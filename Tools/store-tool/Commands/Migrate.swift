@@ -10,7 +10,8 @@ struct Migrate: ParsableCommand {
         discussion: """
             Scripts are files named NNNN_description.yaml or .sql in the --scripts folder, applied once each, \
             in order, each in its own transaction, after a snapshot of the store (VACUUM INTO) whose path is \
-            recorded in the history. --plan runs the migration on a copy and prints every step, its SQL, the \
+            recorded in the history; the newest 3 snapshots are kept (store-tool snapshots lists and prunes \
+            them). --plan runs the migration on a copy and prints every step, its SQL, the \
             tables it rebuilds with their row counts, and whether it destroys data; the store is only read.
 
             Examples:

@@ -12,7 +12,7 @@ enum ExitStatus: Int32 {
     /// parse, a malformed filter (or one past the filter language's limits),
     /// sort key, identifier or edit, an import file that does not fit the
     /// schema, SQL that does not compile or writes, an output file that is
-    /// the store.
+    /// the store, a path that is not one of the store's migration snapshots.
     case badInput = 2
     /// The object named does not exist.
     case notFound = 3
@@ -64,7 +64,7 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
         case .newerFormat: return (.newerFormat, error.description)
         case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
         case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
-        case .invalidMigrationScript: return (.badInput, oneLine(error.description))
+        case .invalidMigrationScript, .notASnapshot: return (.badInput, oneLine(error.description))
         case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
             return (.refused, oneLine(error.description))
         case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:

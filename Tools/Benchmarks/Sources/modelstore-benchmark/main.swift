@@ -42,7 +42,10 @@ let run = RunResults(
     rounds: rounds, peakMemoryResetPerTimedPart: Memory.canReset, workloads: results, failures: failures)
 
 print("")
-let familySizes = selected.contains { $0.number == 7 } ? " (workload 7: \(scale.parents) parents × \(scale.childrenPerParent) children)" : ""
+var sizes: [String] = []
+if selected.contains(where: { $0.number == 7 }) { sizes.append("workload 7: \(scale.parents) parents × \(scale.childrenPerParent) children") }
+if selected.contains(where: { $0.number == 12 }) { sizes.append("workload 12: a to-many of \(scale.toManyMembers)") }
+let familySizes = sizes.isEmpty ? "" : " (\(sizes.joined(separator: "; ")))"
 print("N = \(scale.rows)\(familySizes), \(rounds) timed rounds (median), \(machine.processors) × \(machine.cpuModel), \(machine.operatingSystem)")
 print("ratio: median of per-round ratios to raw SQLite C (workload 10: to the @Observable class)")
 print("peak MiB: resident memory peak of the timed part, in a memory round of its own after the timed rounds\(Memory.canReset ? "" : " (process peak: clear_refs not writable)")")

@@ -101,13 +101,15 @@ struct Scale: Codable {
     var enumerationBatch: Int
     /// Rows of the table that workload 11 migrates.
     var migrationRows: Int = 1_000_000
+    /// Members of the to-many that workload 12 appends to.
+    var toManyMembers: Int = 10_000
 
     static let full = Scale(
         rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10,
         largeRows: 1_000_000, enumerationBatch: 5_000)
     static let smoke = Scale(
         rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3,
-        largeRows: 2_000, enumerationBatch: 64, migrationRows: 200)
+        largeRows: 2_000, enumerationBatch: 64, migrationRows: 200, toManyMembers: 200)
 
     /// Scales every size in proportion to a new row count.
     func withRows(_ rows: Int) -> Scale {
@@ -116,6 +118,7 @@ struct Scale: Codable {
         copy.lookups = min(lookups, rows)
         copy.parents = max(1, parents * rows / self.rows)
         copy.migrationRows = max(1, migrationRows * rows / self.rows)
+        copy.toManyMembers = max(1, toManyMembers * rows / self.rows)
         copy.largeRows = max(1, largeRows * rows / self.rows)
         return copy
     }

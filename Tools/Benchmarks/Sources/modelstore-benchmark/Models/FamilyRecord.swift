@@ -45,3 +45,27 @@ struct ParentWithChildren: FetchableRecord {
     /// Every parent in key order, each with its children.
     static let request = ParentRecord.orderByPrimaryKey().including(all: ParentRecord.children).asRequest(of: Self.self)
 }
+
+/// A child that the GRDB Record contender appends (workload 12): a record
+/// that carries its position in the parent's list, which the app knows (the
+/// list's count).
+struct NewChildRecord: MutablePersistableRecord {
+    static let databaseTableName = "Child"
+
+    var id: Int64?
+    var name: String
+    var value: Int
+    var parent: Int64
+    var position: Int
+
+    func encode(to container: inout PersistenceContainer) {
+        container["name"] = name
+        container["value"] = value
+        container["parent"] = parent
+        container["_parent_order"] = position
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) {
+        id = inserted.rowID
+    }
+}

@@ -16,6 +16,7 @@ enum Catalog {
             OpenContainerWorkload(),
             PropertySetWorkload(),
             MigrationWorkload(),
+            ToManyAppendWorkload(),
         ]
     }
 }
