@@ -103,12 +103,7 @@ struct ModelProperties {
             }
             return
         }
-        guard variable.bindings.count == 1, let binding = variable.bindings.first,
-            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
-        else {
-            diagnostics.append(Diagnostic(at: variable.bindings, .multipleBindings))
-            return
-        }
+        guard let (binding, pattern) = singleBinding(of: variable) else { return }
         let name = pattern.identifier.bareName
         if let observers = binding.accessorBlock {
             diagnostics.append(Diagnostic(at: observers, .observers(name)))
@@ -129,6 +124,18 @@ struct ModelProperties {
                 defaultValue: binding.initializer?.value.trimmed))
     }
 
+    /// The one binding of a persisted declaration; nil, with the
+    /// diagnostic, for `var a, b: Int` or a pattern.
+    private mutating func singleBinding(of variable: VariableDeclSyntax) -> (PatternBindingSyntax, IdentifierPatternSyntax)? {
+        guard variable.bindings.count == 1, let binding = variable.bindings.first,
+            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
+        else {
+            diagnostics.append(Diagnostic(at: variable.bindings, .multipleBindings))
+            return nil
+        }
+        return (binding, pattern)
+    }
+
     /// An excluded `let` is not read from the row, so `init(_$row:)` relies
     /// on its initial value.
     private mutating func checkLet(_ variable: VariableDeclSyntax, exclusion: String) {
@@ -145,12 +152,7 @@ struct ModelProperties {
     /// object and is left alone; any other (`let created = Date()`) is
     /// refused, since a fetched object would show a new value.
     private mutating func analyzeLet(_ variable: VariableDeclSyntax, attribute: AttributeSyntax?, relationship: AttributeSyntax?) {
-        guard variable.bindings.count == 1, let binding = variable.bindings.first,
-            let pattern = binding.pattern.as(IdentifierPatternSyntax.self)
-        else {
-            diagnostics.append(Diagnostic(at: variable.bindings, .multipleBindings))
-            return
-        }
+        guard let (binding, pattern) = singleBinding(of: variable) else { return }
         let name = pattern.identifier.bareName
         let useVar = { (message: ModelDiagnostic) in
             Diagnostic(
