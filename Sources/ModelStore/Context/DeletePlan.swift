@@ -22,6 +22,10 @@ struct DeletePlan {
     /// The holders whose `.deny` rules block the delete, with the objects
     /// that block it. A plan with denials must not be written.
     private(set) var denials: [Denial] = []
+    /// Rows that new objects dropped from the save lead to through cascade
+    /// rules, found in memory (the planner's queries cannot see new
+    /// objects); the planner takes them as it goes and follows their rules.
+    private var rowsFoundInMemory: [(table: EntityTable, key: Int64)] = []
 
     /// A `.deny` relationship of a deleted object that still holds objects
     /// that are not deleted.
@@ -91,6 +95,18 @@ struct DeletePlan {
 
     mutating func deny(_ denial: Denial) {
         denials.append(denial)
+    }
+
+    var hasRowsFoundInMemory: Bool { !rowsFoundInMemory.isEmpty }
+
+    mutating func addFoundInMemory(_ key: Int64, of table: EntityTable) {
+        rowsFoundInMemory.append((table, key))
+    }
+
+    /// The rows found in memory since the last call.
+    mutating func takeRowsFoundInMemory() -> [(table: EntityTable, key: Int64)] {
+        defer { rowsFoundInMemory = [] }
+        return rowsFoundInMemory
     }
 
     mutating func discard(_ model: any PersistentModel) {

@@ -54,6 +54,11 @@ public final class ModelContext {
     @exclusivity(unchecked) var changed = OrderedModels(.changed)
     /// Persisted objects deleted, not yet saved.
     @exclusivity(unchecked) var deleted = OrderedModels(.deleted)
+    /// Inserted objects deleted again before a save. They left the context
+    /// when they were deleted, but relationships may still hold them until
+    /// the save, which drops them from those relationships and applies their
+    /// cascade rules, as it does for deleted saved objects (see `planDeletes`).
+    @exclusivity(unchecked) var deletedInserts: [any PersistentModel] = []
     /// Temporary identifiers of saved objects, for `model(for:)`.
     @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
@@ -198,6 +203,7 @@ public final class ModelContext {
         case .inserted:
             inserted.remove(model)
             detach(state)
+            deletedInserts.append(model)
         case .persisted:
             state.lifecycle = .deleted
             deleted.append(model)

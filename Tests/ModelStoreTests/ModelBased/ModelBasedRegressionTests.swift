@@ -19,4 +19,42 @@ struct ModelBasedRegressionTests {
         #expect(trip.destination == "Portugal")
         #expect(!trip.isDeleted && !trip.hasChanges && !context.hasChanges)
     }
+
+    @Test("An inserted object deleted again before the save leaves the relationships that hold it, in memory and in the store")
+    func deletedInsertLeavesRelationships() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let trip = Graph.Trip(name: "Lisbon")
+        let tag = Graph.Tag(name: "sea")
+        context.insert(trip)
+        context.insert(tag)
+        tag.trips.append(trip)
+        context.delete(trip)
+        #expect(context.insertedModelsArray.count == 1 && context.deletedModelsArray.isEmpty)
+        try context.save()
+        #expect(tag.trips.isEmpty)
+        #expect(!context.hasChanges)
+        let stored = try #require(try ModelContext(container).fetch(FetchDescriptor<Graph.Tag>()).first)
+        #expect(stored.trips.isEmpty)
+    }
+
+    @Test("An inserted object deleted again cascades at the save, to saved and new objects alike")
+    func deletedInsertCascades() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let saved = Graph.Stop(title: "Belém")
+        context.insert(saved)
+        try context.save()
+        let trip = Graph.Trip(name: "Lisbon")
+        context.insert(trip)
+        let new = Graph.Stop(title: "Alfama")
+        trip.stops = [saved, new]
+        context.delete(trip)
+        try context.save()
+        #expect(saved.isDeleted && new.isDeleted)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Stop>()) == 0)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Trip>()) == 0)
+    }
 }
