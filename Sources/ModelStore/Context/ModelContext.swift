@@ -194,8 +194,11 @@ public final class ModelContext {
         return link
     }
 
-    /// Marks an object for deletion; `save()` removes its row. Deleting an
-    /// object that was inserted and never saved just removes it from the context.
+    /// Marks an object for deletion; `save()` removes its row and applies
+    /// the delete rules. Deleting an object that was inserted and never saved
+    /// removes it from the context at once; relationships that hold it keep
+    /// it until the next save, which drops it from them and applies its
+    /// cascade rules, as for a saved object.
     public func delete<T: PersistentModel>(_ model: T) {
         let state = model._$modelState
         guard state.owner === self else { return }

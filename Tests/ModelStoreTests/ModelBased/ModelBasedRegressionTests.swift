@@ -57,4 +57,22 @@ struct ModelBasedRegressionTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Stop>()) == 0)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Trip>()) == 0)
     }
+
+    @Test("A cascade that reaches a new object follows that object's cascades to saved objects")
+    func cascadeThroughNewObject() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let first = Graph.Node(label: "first"), last = Graph.Node(label: "last")
+        context.insert(first)
+        context.insert(last)
+        try context.save()
+        let middle = Graph.Node(label: "middle")
+        first.next = middle
+        middle.next = last
+        context.delete(first)
+        try context.save()
+        #expect(middle.isDeleted && last.isDeleted)
+        #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Node>()) == 0)
+    }
 }
