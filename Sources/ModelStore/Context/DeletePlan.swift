@@ -22,6 +22,10 @@ struct DeletePlan {
     /// The holders whose `.deny` rules block the delete, with the objects
     /// that block it. A plan with denials must not be written.
     private(set) var denials: [Denial] = []
+    /// New objects that a `.deny` relationship of a deleted object holds:
+    /// each blocks the delete unless the plan drops it too (a cascade reaches
+    /// it), which is known only once the plan is complete.
+    private(set) var newBlockers: [NewBlocker] = []
     /// Rows that new objects dropped from the save lead to through cascade
     /// rules, found in memory (the planner's queries cannot see new
     /// objects); the planner takes them as it goes and follows their rules.
@@ -42,6 +46,19 @@ struct DeletePlan {
             .deleteDenied(
                 object: "\(table.name):\(holder)", relationship: relationship,
                 blockers: blockers.map { "\(destination.name):\($0)" })
+        }
+    }
+
+    struct NewBlocker {
+        /// The deleted holder, as `Entity:key`.
+        let holder: String
+        let relationship: String
+        let model: any PersistentModel
+
+        /// The error a save throws for it.
+        var error: ModelStoreError {
+            .deleteDenied(
+                object: holder, relationship: relationship, blockers: ["new \(type(of: model).entityName)"])
         }
     }
 
@@ -95,6 +112,10 @@ struct DeletePlan {
 
     mutating func deny(_ denial: Denial) {
         denials.append(denial)
+    }
+
+    mutating func noteNewBlocker(_ blocker: NewBlocker) {
+        newBlockers.append(blocker)
     }
 
     var hasRowsFoundInMemory: Bool { !rowsFoundInMemory.isEmpty }

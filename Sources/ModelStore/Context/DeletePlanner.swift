@@ -17,8 +17,8 @@ struct DeletePlanner {
     let connection: Connection
     /// The keys of the objects `relationship` of row `holder` of `table` holds,
     /// when the caller knows them better than the store; nil to read them
-    /// from the store. May add to the plan (new objects a cascade drops) and
-    /// may throw (a new object that blocks a `.deny` rule).
+    /// from the store. May add to the plan (new objects a cascade drops, rows
+    /// they lead to, new objects that may block a `.deny` rule) and may throw.
     var loadedMembers: (_ relationship: Schema.Relationship, _ table: EntityTable, _ holder: Int64, _ plan: inout DeletePlan)
         throws -> [Int64]? = { _, _, _, _ in nil }
 

@@ -21,7 +21,7 @@ extension ModelContext {
     /// following the delete rules (see `DeletePlanner`). A holder whose
     /// relationship is loaded in memory counts with its in-memory value; a
     /// new object it holds (no row yet) is dropped from the save if the rule
-    /// cascades, and blocks it if the rule denies.
+    /// cascades, and blocks it if the rule denies (unless a cascade drops it).
     /// - Throws: `ModelStoreError.deleteDenied` when a `.deny` rule blocks;
     ///   `SQLiteError` for I/O failures.
     func planDeletes(_ roots: [any PersistentModel], deletedInserts: [any PersistentModel] = []) throws -> DeletePlan {
@@ -43,6 +43,7 @@ extension ModelContext {
             try loadedMembers(relationship, table: table, holder: key, plan: &plan)
         }
         let plan = try planner.plan(deleting: Array(rootKeys.values), startingWith: initial)
+        if let blocker = plan.newBlockers.first(where: { !plan.contains($0.model) }) { throw blocker.error }
         if let denial = plan.denials.first { throw denial.error }
         return plan
     }
@@ -66,10 +67,10 @@ extension ModelContext {
                 case .cascade:
                     discardNew(member, plan: &plan)
                 case .deny:
-                    // A new object blocks as much as a saved one.
-                    throw ModelStoreError.deleteDenied(
-                        object: "\(table.name):\(key)", relationship: relationship.name,
-                        blockers: ["new \(relationship.destination)"])
+                    // A new object blocks as much as a saved one, unless a
+                    // cascade drops it from this save too.
+                    plan.noteNewBlocker(
+                        .init(holder: "\(table.name):\(key)", relationship: relationship.name, model: member))
                 case .nullify, .noAction:
                     break
                 }

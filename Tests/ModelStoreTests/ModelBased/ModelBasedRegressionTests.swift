@@ -75,4 +75,40 @@ struct ModelBasedRegressionTests {
         #expect(middle.isDeleted && last.isDeleted)
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Graph.Node>()) == 0)
     }
+
+    @Test("A new object that a cascade deletes in the same save does not block a .deny rule, as a saved one does not")
+    func denyIgnoresNewObjectsDeletedByCascade() throws {
+        let store = try TestStore()
+        let container = try store.container(modelBasedTypes)
+        let context = ModelContext(container)
+        let owner = MBOwner(
+            serial: 1, name: "Ann", rank: 0, score: 0, since: .now, nickname: nil, address: nil, level: .low)
+        let tag = MBTag(serial: 2, label: "sea", weight: 0, level: .low)
+        context.insert(owner)
+        context.insert(tag)
+        try context.save()
+        let item = MBItem(
+            serial: 3, title: "Boat", quantity: 1, price: nil, due: nil, kind: nil, box: MBAddress(street: "", number: 0))
+        owner.items.append(item)
+        item.tag = tag
+        // The tag denies its deletion while it holds items; its only item
+        // goes with the owner (cascade).
+        context.delete(tag)
+        context.delete(owner)
+        try context.save()
+        #expect(item.isDeleted)
+        let reader = ModelContext(container)
+        #expect(try reader.fetchCount(FetchDescriptor<MBTag>()) == 0)
+        #expect(try reader.fetchCount(FetchDescriptor<MBItem>()) == 0)
+        // A new item that stays still blocks.
+        let kept = MBTag(serial: 4, label: "kept", weight: 0, level: .low)
+        context.insert(kept)
+        try context.save()
+        kept.items.append(
+            MBItem(serial: 5, title: "Oar", quantity: 1, price: nil, due: nil, kind: nil, box: MBAddress(street: "", number: 0)))
+        context.delete(kept)
+        #expect(throws: ModelStoreError.deleteDenied(object: "MBTag:2", relationship: "items", blockers: ["new MBItem"])) {
+            try context.save()
+        }
+    }
 }
