@@ -49,6 +49,9 @@ struct MBOracle {
     private(set) var insertedOrder: [Int] = []
     /// The saved objects as the store holds them.
     private(set) var saved: [Int: Object] = [:]
+    /// The objects a save deleted (deleted, or reached by a cascade): they
+    /// stay `isDeleted`. Inserted objects deleted again are not among them.
+    private(set) var deletedBySaves: Set<Int> = []
 
     // MARK: Queries
 
@@ -154,7 +157,8 @@ struct MBOracle {
         }
     }
 
-    private func isInContext(_ serial: Int) -> Bool {
+    /// In the context: inserted, saved, or deleted and not yet saved.
+    func isInContext(_ serial: Int) -> Bool {
         lifecycle[serial] == .inserted || lifecycle[serial] == .persisted || lifecycle[serial] == .deleted
     }
 
@@ -210,6 +214,7 @@ struct MBOracle {
             return (denial.holder, denial.relationship)
         }
         for serial in gone {
+            if lifecycle[serial] != .discarded { deletedBySaves.insert(serial) }
             objects[serial] = nil
             lifecycle[serial] = nil
         }

@@ -27,7 +27,26 @@ extension MBRunner {
             if count != expected.count {
                 throw fail("fetchCount \(entity.className)", "fetchCount(\(entity.className)) is \(count), expected \(expected.count)")
             }
-            for (serial, object) in fetched { real[serial] = object }
+            for (serial, object) in fetched {
+                // One row, one object: the object the app holds is the one a fetch returns.
+                if let kept = held[serial], kept !== object {
+                    throw fail("identity \(entity.className)", "fetch(\(entity.className)) returned another object for \(name(serial)) than the one held")
+                }
+                real[serial] = object
+                if mode.holdsObjects { held[serial] = object as? any PersistentModel }
+            }
+        }
+        // Held objects the oracle no longer has (deleted and saved, rolled
+        // back, or inserted and deleted again) are out of the context.
+        for (serial, object) in held.sorted(by: { $0.key < $1.key }) where !oracle.isInContext(serial) {
+            if object.modelContext != nil || object.hasChanges {
+                throw fail(
+                    "held object left",
+                    "\(name(serial)) is gone, but its modelContext is \(String(describing: object.modelContext)) and hasChanges \(object.hasChanges)")
+            }
+            if oracle.deletedBySaves.contains(serial) && !object.isDeleted {
+                throw fail("held object isDeleted", "\(name(serial)) was deleted by a save, but isDeleted is false")
+            }
         }
         for object in context.deletedModelsArray { real[MBSchema.identify(object).serial] = object }
         try comparePendingState(real)

@@ -15,16 +15,37 @@ struct MBFailure: Error {
 /// Runs steps against a ModelStore file store and the oracle side by side,
 /// and compares them after every step (see `MBRunner+Compare.swift`).
 final class MBRunner {
+    /// How a run looks at the objects; sequences take turns.
+    struct Mode: CustomStringConvertible {
+        /// Whether the comparison after each step reads relationships too.
+        /// Reading one loads it, so a run that reads them after every step
+        /// never lets a step find a fault; runs without it read
+        /// relationships after saves (in a fresh context) and at the end.
+        var checksRelationshipsEveryStep: Bool
+        /// Whether the run keeps every object it meets, as an app that holds
+        /// them does: they must stay the objects of their rows, keep their
+        /// state, and leave the context when they go. Without it, objects
+        /// nobody holds are freed and fetched anew, as in an app that
+        /// holds none.
+        var holdsObjects: Bool
+
+        /// The mode of sequence `index`: each combination in turn.
+        init(sequence index: Int) {
+            checksRelationshipsEveryStep = index % 2 == 0
+            holdsObjects = index % 4 < 2
+        }
+
+        var description: String {
+            "relationships compared after every step: \(checksRelationshipsEveryStep), objects held: \(holdsObjects)"
+        }
+    }
+
     private let directory: TemporaryDirectory
     let url: URL
     /// An empty in-memory store, whose context stands in while the file's
     /// container is dropped and opened again.
     private let placeholder: ModelContainer
-    /// Whether the comparison after each step reads relationships too.
-    /// Reading one loads it, so a run that reads them after every step never
-    /// lets a step find a fault; runs without it read relationships after
-    /// saves (in a fresh context) and at the end.
-    let checksRelationshipsEveryStep: Bool
+    let mode: Mode
     private(set) var container: ModelContainer?
     private(set) var context: ModelContext
     private(set) var oracle = MBOracle()
@@ -32,6 +53,9 @@ final class MBRunner {
     /// found by identifier.
     private var newObjects: [Int: any PersistentModel] = [:]
     private var identifiers: [Int: PersistentIdentifier] = [:]
+    /// With `mode.holdsObjects`, every object the run met in the current
+    /// container, by serial.
+    var held: [Int: any PersistentModel] = [:]
     /// The steps run, as Swift-like source.
     private(set) var transcript: [String] = []
     /// The index of the step being run.
@@ -40,8 +64,8 @@ final class MBRunner {
     /// objects the oracle no longer has.
     private var entities: [Int: MBEntity] = [:]
 
-    init(checksRelationshipsEveryStep: Bool) throws {
-        self.checksRelationshipsEveryStep = checksRelationshipsEveryStep
+    init(_ mode: Mode) throws {
+        self.mode = mode
         directory = try TemporaryDirectory()
         url = directory.file("model-based.store")
         let container = try Self.open(url)
@@ -69,12 +93,20 @@ final class MBRunner {
     }
 
     /// Runs `steps`, comparing after each; the first difference, or nil.
+    /// The store is removed when the run ends (a stress run makes thousands).
     func run(_ steps: [MBStep]) -> MBFailure? {
+        defer {
+            held = [:]
+            newObjects = [:]
+            context = ModelContext(placeholder)
+            container = nil
+            try? FileManager.default.removeItem(at: directory.url)
+        }
         for (index, step) in steps.enumerated() {
             stepIndex = index
             do {
                 try perform(step)
-                try compareContext(relationships: checksRelationshipsEveryStep)
+                try compareContext(relationships: mode.checksRelationshipsEveryStep)
             } catch let failure as MBFailure {
                 return failure
             } catch {
@@ -98,12 +130,16 @@ final class MBRunner {
 
     /// The real object of `serial`.
     func object(_ serial: Int) throws -> any PersistentModel {
-        if let object = newObjects[serial] { return object }
-        if let id = identifiers[serial], let object = context.model(for: id) { return object }
-        if let object = context.deletedModelsArray.first(where: { MBSchema.identify($0).serial == serial }) {
+        if let object = newObjects[serial] ?? lookUp(serial) {
+            if mode.holdsObjects { held[serial] = object }
             return object
         }
         throw fail("lookup", "the context has no object for \(name(serial)) (identifier \(String(describing: identifiers[serial])))")
+    }
+
+    private func lookUp(_ serial: Int) -> (any PersistentModel)? {
+        if let id = identifiers[serial], let object = context.model(for: id) { return object }
+        return context.deletedModelsArray.first { MBSchema.identify($0).serial == serial }
     }
 
     /// The variable name of `serial` in printed steps.
@@ -126,6 +162,7 @@ final class MBRunner {
             let object = MBSchema.make(entity, serial: serial, values)
             context.insert(object)
             newObjects[serial] = object
+            if mode.holdsObjects { held[serial] = object }
             oracle = expected
             transcript.append("let \(name(serial)) = \(constructor(entity, serial, values)); context.insert(\(name(serial)))")
         case .insertRelated(let holderSerial, let relationshipName, let serial, let values):
@@ -133,6 +170,7 @@ final class MBRunner {
             let relationship = try relationship(holderSerial, relationshipName)
             let object = MBSchema.make(relationship.destination, serial: serial, values)
             newObjects[serial] = object
+            if mode.holdsObjects { held[serial] = object }
             let path = "\(name(holderSerial)).\(relationshipName)"
             oracle = expected
             let made = "let \(name(serial)) = \(constructor(relationship.destination, serial, values)); "
@@ -175,6 +213,11 @@ final class MBRunner {
             context.delete(try object(serial))
             transcript.append("context.delete(\(name(serial)))")
             oracle = expected
+        case .deleteWhere(let entity, let value):
+            try MBSchema.deleteWhere(entity, value, in: context)
+            let attribute = entity.attributes[entity.bulkDeleteAttribute].name
+            transcript.append("try context.delete(model: \(entity.className).self, where: #Predicate { $0.\(attribute) == \(value) })")
+            oracle = expected
         case .save:
             try save(expected: expected, outcome: outcome)
         case .rollback:
@@ -187,6 +230,7 @@ final class MBRunner {
             try compareStored(prefetch: prefetch)
         case .reopen:
             newObjects = [:]
+            held = [:]
             // The old context and container go first: the file is opened anew.
             context = ModelContext(placeholder)
             container = nil

@@ -28,6 +28,15 @@ enum MBEntity: Int, CaseIterable, Hashable {
     }
 
     var attributes: [MBAttribute] { MBSchema.attributes[rawValue] }
+
+    /// The attribute that `MBStep.deleteWhere` compares (see `MBSchema.deleteWhere`).
+    var bulkDeleteAttribute: Int {
+        switch self {
+        case .owner: 1  // rank
+        case .item: 1  // quantity
+        case .tag: 2  // level
+        }
+    }
     var relationships: [MBRelationship] { MBSchema.relationships[rawValue] }
 
     func relationship(named name: String) -> MBRelationship? {
@@ -237,6 +246,22 @@ enum MBSchema {
                 kind: values[4].isNull ? nil : values[4].level, box: values[5].address)
         case .tag:
             MBTag(serial: serial, label: values[0].string, weight: values[1].double, level: values[2].level)
+        }
+    }
+
+    /// `context.delete(model:where:)` of the objects whose
+    /// `bulkDeleteAttribute` equals `value`.
+    static func deleteWhere(_ entity: MBEntity, _ value: MBValue, in context: ModelContext) throws {
+        switch entity {
+        case .owner:
+            let rank = value.int
+            try context.delete(model: MBOwner.self, where: #Predicate { $0.rank == rank })
+        case .item:
+            let quantity = value.int
+            try context.delete(model: MBItem.self, where: #Predicate { $0.quantity == quantity })
+        case .tag:
+            let level = value.level
+            try context.delete(model: MBTag.self, where: #Predicate { $0.level == level })
         }
     }
 

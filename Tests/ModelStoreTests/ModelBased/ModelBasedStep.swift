@@ -39,6 +39,9 @@ enum MBStep: Equatable {
     /// The to-many's current members in another order, shuffled with `seed`.
     case reorder(holder: Int, relationship: String, seed: UInt64)
     case delete(Int)
+    /// `try context.delete(model: Entity.self, where: #Predicate { $0.attribute == value })`
+    /// on the entity's `bulkDeleteAttribute`.
+    case deleteWhere(MBEntity, MBValue)
     case save
     case rollback
     /// Compares a fresh context's objects with the saved state, optionally
@@ -81,64 +84,89 @@ struct MBGenerator {
 
     private mutating func attempt(_ oracle: MBOracle) -> MBStep? {
         let all = MBEntity.allCases.flatMap { oracle.live($0) }
-        let roll = random.next(upperBound: 100 as UInt64)
-        switch roll {
-        case 0..<12:
-            let entity = pick(MBEntity.allCases)!
-            return .insert(entity, serial: newSerial(), values(for: entity))
-        case 12..<18:
+        // A small graph grows first: most steps need objects to act on.
+        if all.count < 5 && chance(50) { return insertStep() }
+        switch random.next(upperBound: 100 as UInt64) {
+        case 0..<10:
+            return insertStep()
+        case 10..<18:
             guard let holder = pick(all), let entity = oracle.objects[holder]?.entity,
                 let relationship = pick(entity.relationships)
             else { return nil }
             return .insertRelated(
                 holder: holder, relationship: relationship.name, serial: newSerial(),
                 values(for: relationship.destination))
-        case 18..<34:
+        case 18..<30:
             // Deleted objects' attributes may change too (nothing is written).
             let changeable = all + oracle.deletedSerials.sorted()
             guard let serial = pick(changeable), let entity = oracle.objects[serial]?.entity else { return nil }
             let index = Int(random.next(upperBound: UInt64(entity.attributes.count)))
             return .setAttribute(serial, attribute: index, pick(entity.attributes[index].pool)!)
-        case 34..<70:
+        case 30..<72:
             return relationshipStep(oracle, all: all)
-        case 70..<78:
-            return pick(all).map { .delete($0) }
-        case 78..<91:
+        case 72..<79:
+            // Mostly objects that hold others, where the delete rules have work.
+            if chance(15) {
+                let entity = pick(MBEntity.allCases)!
+                return .deleteWhere(entity, pick(entity.attributes[entity.bulkDeleteAttribute].pool)!)
+            }
+            let holders = all.filter { oracle.objects[$0]?.relationships.contains { !$0.isEmpty } ?? false }
+            return pick(holders.isEmpty || chance(25) ? all : holders).map { .delete($0) }
+        case 79..<90:
             return .save
-        case 91..<95:
+        case 90..<94:
             return .rollback
-        case 95..<98:
+        case 94..<97:
             return .refetch(prefetch: chance(50))
         default:
             return .reopen
         }
     }
 
+    private mutating func insertStep() -> MBStep {
+        let entity = pick(MBEntity.allCases)!
+        return .insert(entity, serial: newSerial(), values(for: entity))
+    }
+
     private mutating func relationshipStep(_ oracle: MBOracle, all: [Int]) -> MBStep? {
-        guard let holder = pick(all), let entity = oracle.objects[holder]?.entity,
-            let index = pick(Array(entity.relationships.indices))
-        else { return nil }
-        let relationship = entity.relationships[index]
-        let current = oracle.members(holder, index)
-        let candidates = oracle.live(relationship.destination)
-        if !relationship.isToMany {
-            let member = chance(20) ? nil : pick(candidates)
-            return .setToOne(holder: holder, relationship: relationship.name, member: member)
+        // Every relationship of every live object, with its members and the
+        // objects it could take, so that each kind of change picks among the
+        // relationships it fits.
+        let slots = all.flatMap { holder in
+            (oracle.objects[holder]?.entity.relationships ?? []).enumerated().map { index, relationship in
+                (
+                    holder: holder, relationship: relationship, current: oracle.members(holder, index),
+                    candidates: oracle.live(relationship.destination)
+                )
+            }
         }
+        let toOne = slots.filter { !$0.relationship.isToMany }
+        let toMany = slots.filter { $0.relationship.isToMany }
         switch random.next(upperBound: 10 as UInt64) {
-        case 0..<4:
-            guard let member = pick(candidates.filter { !current.contains($0) }) else { return nil }
-            return .append(holder: holder, relationship: relationship.name, member: member)
-        case 4..<6:
-            guard let member = pick(current) else { return nil }
-            return .remove(holder: holder, relationship: relationship.name, member: member)
-        case 6..<8:
-            guard current.count > 1 else { return nil }
-            return .reorder(holder: holder, relationship: relationship.name, seed: random.next())
+        case 0..<3:
+            guard let slot = pick(toOne) else { return nil }
+            let member = chance(20) ? nil : pick(slot.candidates)
+            return .setToOne(holder: slot.holder, relationship: slot.relationship.name, member: member)
+        case 3..<6:
+            guard let slot = pick(toMany.filter { slot in slot.candidates.contains { !slot.current.contains($0) } }),
+                let member = pick(slot.candidates.filter { !slot.current.contains($0) })
+            else { return nil }
+            return .append(holder: slot.holder, relationship: slot.relationship.name, member: member)
+        case 6..<7:
+            guard let slot = pick(toMany.filter { !$0.current.isEmpty }), let member = pick(slot.current) else {
+                return nil
+            }
+            return .remove(holder: slot.holder, relationship: slot.relationship.name, member: member)
+        case 7..<9:
+            guard let slot = pick(toMany.filter { $0.current.count > 1 }) else { return nil }
+            return .reorder(holder: slot.holder, relationship: slot.relationship.name, seed: random.next())
         default:
-            var members = candidates.filter { _ in chance(40) }
+            guard let slot = pick(toMany) else { return nil }
+            // Mostly the current members with some changes, so that an
+            // assignment both keeps and moves objects.
+            var members = slot.current.filter { _ in chance(70) } + slot.candidates.filter { !slot.current.contains($0) && chance(30) }
             members.shuffle(using: &random)
-            return .assign(holder: holder, relationship: relationship.name, members: members)
+            return .assign(holder: slot.holder, relationship: slot.relationship.name, members: members)
         }
     }
 }
@@ -197,6 +225,11 @@ extension MBOracle {
         case .delete(let serial):
             guard isLive(serial) else { return .skipped }
             delete(serial)
+        case .deleteWhere(let entity, let value):
+            // The fetch behind it sees unsaved values, and not deleted objects.
+            let matching = live(entity).filter { objects[$0]?.attributes[entity.bulkDeleteAttribute] == value }
+            guard !matching.isEmpty else { return .skipped }
+            for serial in matching { delete(serial) }
         case .save:
             if let denial = save() { return .denied(holder: denial.holder, relationship: denial.relationship) }
         case .rollback, .reopen:

@@ -31,14 +31,12 @@ struct ModelBasedTests {
             let sequenceSeed = seeds.next()
             let length = 30 + Int(sequenceSeed % 31)
             let steps = MBRunner.generate(seed: sequenceSeed, count: length)
-            // Every third sequence leaves relationships unread between
-            // steps, so that steps meet relationships that are not loaded.
-            let everyStep = index % 3 != 2
-            guard let failure = try MBRunner(checksRelationshipsEveryStep: everyStep).run(steps) else { continue }
+            let mode = MBRunner.Mode(sequence: index)
+            guard let failure = try MBRunner(mode).run(steps) else { continue }
             let shrunk = MBShrinker.shrink(steps, failure: failure) { candidate in
-                (try? MBRunner(checksRelationshipsEveryStep: everyStep))?.run(candidate)
+                (try? MBRunner(mode))?.run(candidate)
             }
-            let replay = try MBRunner(checksRelationshipsEveryStep: everyStep)
+            let replay = try MBRunner(mode)
             let final = replay.run(shrunk.steps) ?? shrunk.failure
             Issue.record(
                 """
@@ -46,7 +44,7 @@ struct ModelBasedTests {
                 \(steps.count) steps; shrunk to \(replay.transcript.count) steps:
                 \(replay.transcript.map { "    " + $0 }.joined(separator: "\n"))
                 After the last step: \(final.message)
-                (relationships compared after every step: \(everyStep))
+                (\(mode))
                 """)
             return
         }
