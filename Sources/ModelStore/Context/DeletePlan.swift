@@ -22,6 +22,14 @@ struct DeletePlan {
     /// The holders whose `.deny` rules block the delete, with the objects
     /// that block it. A plan with denials must not be written.
     private(set) var denials: [Denial] = []
+    /// New objects that a `.deny` relationship of a deleted object holds:
+    /// each blocks the delete unless the plan drops it too (a cascade reaches
+    /// it), which is known only once the plan is complete.
+    private(set) var newBlockers: [NewBlocker] = []
+    /// Rows that new objects dropped from the save lead to through cascade
+    /// rules, found in memory (the planner's queries cannot see new
+    /// objects); the planner takes them as it goes and follows their rules.
+    private var rowsFoundInMemory: [(table: EntityTable, key: Int64)] = []
 
     /// A `.deny` relationship of a deleted object that still holds objects
     /// that are not deleted.
@@ -38,6 +46,19 @@ struct DeletePlan {
             .deleteDenied(
                 object: "\(table.name):\(holder)", relationship: relationship,
                 blockers: blockers.map { "\(destination.name):\($0)" })
+        }
+    }
+
+    struct NewBlocker {
+        /// The deleted holder, as `Entity:key`.
+        let holder: String
+        let relationship: String
+        let model: any PersistentModel
+
+        /// The error a save throws for it.
+        var error: ModelStoreError {
+            .deleteDenied(
+                object: holder, relationship: relationship, blockers: ["new \(type(of: model).entityName)"])
         }
     }
 
@@ -91,6 +112,22 @@ struct DeletePlan {
 
     mutating func deny(_ denial: Denial) {
         denials.append(denial)
+    }
+
+    mutating func noteNewBlocker(_ blocker: NewBlocker) {
+        newBlockers.append(blocker)
+    }
+
+    var hasRowsFoundInMemory: Bool { !rowsFoundInMemory.isEmpty }
+
+    mutating func addFoundInMemory(_ key: Int64, of table: EntityTable) {
+        rowsFoundInMemory.append((table, key))
+    }
+
+    /// The rows found in memory since the last call.
+    mutating func takeRowsFoundInMemory() -> [(table: EntityTable, key: Int64)] {
+        defer { rowsFoundInMemory = [] }
+        return rowsFoundInMemory
     }
 
     mutating func discard(_ model: any PersistentModel) {

@@ -17,23 +17,33 @@ struct DeletePlanner {
     let connection: Connection
     /// The keys of the objects `relationship` of row `holder` of `table` holds,
     /// when the caller knows them better than the store; nil to read them
-    /// from the store. May add to the plan (new objects a cascade drops) and
-    /// may throw (a new object that blocks a `.deny` rule).
+    /// from the store. May add to the plan (new objects a cascade drops, rows
+    /// they lead to, new objects that may block a `.deny` rule) and may throw.
     var loadedMembers: (_ relationship: Schema.Relationship, _ table: EntityTable, _ holder: Int64, _ plan: inout DeletePlan)
         throws -> [Int64]? = { _, _, _, _ in nil }
 
-    /// The plan for deleting `roots`. A `.deny` rule that blocks is recorded
-    /// in `DeletePlan.denials` (every blocking holder), not thrown.
+    /// The plan for deleting `roots`, added to `initial` (which may hold new
+    /// objects already dropped, and rows they lead to). A `.deny` rule that
+    /// blocks is recorded in `DeletePlan.denials` (every blocking holder),
+    /// not thrown.
     /// - Throws: `SQLiteError` for I/O failures; what `loadedMembers` throws.
-    func plan(deleting roots: [(table: EntityTable, keys: [Int64])]) throws -> DeletePlan {
-        var plan = DeletePlan()
+    func plan(
+        deleting roots: [(table: EntityTable, keys: [Int64])], startingWith initial: DeletePlan = DeletePlan()
+    ) throws -> DeletePlan {
+        var plan = initial
         var pending: [(table: EntityTable, keys: [Int64])] = []
         var denials: [(table: EntityTable, relationship: Schema.Relationship, related: [Int64: [Int64]])] = []
         for (table, keys) in roots {
             let added = plan.add(keys, of: table)
             if !added.isEmpty { pending.append((table, added)) }
         }
-        while !pending.isEmpty {
+        while true {
+            // `loadedMembers` may have found rows through new objects.
+            for (table, key) in plan.takeRowsFoundInMemory() {
+                let added = plan.add([key], of: table)
+                if !added.isEmpty { pending.append((table, added)) }
+            }
+            guard !pending.isEmpty else { break }
             let (table, keys) = pending.removeFirst()
             for relationship in table.entity.relationships {
                 let destination = try destinationTable(of: relationship)

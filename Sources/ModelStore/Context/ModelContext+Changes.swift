@@ -53,6 +53,7 @@ extension ModelContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
     }
 

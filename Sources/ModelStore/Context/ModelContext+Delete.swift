@@ -16,26 +16,34 @@ extension ModelContext {
         }
     }
 
-    /// Works out what deleting `roots` does, following the delete rules
-    /// (see `DeletePlanner`). A holder whose relationship is loaded in
-    /// memory counts with its in-memory value; a new object it holds (no row
-    /// yet) is dropped from the save if the rule cascades, and blocks it if
-    /// the rule denies.
+    /// Works out what deleting `roots` and `deletedInserts` (inserted
+    /// objects deleted again, see `ModelContext.deletedInserts`) does,
+    /// following the delete rules (see `DeletePlanner`). A holder whose
+    /// relationship is loaded in memory counts with its in-memory value; a
+    /// new object it holds (no row yet) is dropped from the save if the rule
+    /// cascades, and blocks it if the rule denies (unless a cascade drops it).
     /// - Throws: `ModelStoreError.deleteDenied` when a `.deny` rule blocks;
     ///   `SQLiteError` for I/O failures.
-    func planDeletes(_ roots: [any PersistentModel]) throws -> DeletePlan {
+    func planDeletes(_ roots: [any PersistentModel], deletedInserts: [any PersistentModel] = []) throws -> DeletePlan {
+        var initial = DeletePlan()
+        for model in deletedInserts {
+            // Unless it was related to an object of the context again, which inserted it again.
+            let state = model._$modelState
+            if state.owner == nil && state.lifecycle == .detached { discardNew(model, plan: &initial) }
+        }
         var rootKeys: [ObjectIdentifier: (table: EntityTable, keys: [Int64])] = [:]
         for root in roots {
             guard let table = root._$modelState.table, let key = root._$modelState.rowID else { continue }
             rootKeys[ObjectIdentifier(table), default: (table, [])].keys.append(key)
         }
-        guard !rootKeys.isEmpty else { return DeletePlan() }
+        guard !rootKeys.isEmpty || initial.hasRowsFoundInMemory else { return initial }
         let store = store
         var planner = DeletePlanner(tables: { store.table(named: $0) }, allTables: store.tables, connection: try connection())
         planner.loadedMembers = { [unowned self] relationship, table, key, plan in
             try loadedMembers(relationship, table: table, holder: key, plan: &plan)
         }
-        let plan = try planner.plan(deleting: Array(rootKeys.values))
+        let plan = try planner.plan(deleting: Array(rootKeys.values), startingWith: initial)
+        if let blocker = plan.newBlockers.first(where: { !plan.contains($0.model) }) { throw blocker.error }
         if let denial = plan.denials.first { throw denial.error }
         return plan
     }
@@ -57,18 +65,40 @@ extension ModelContext {
             } else if member._$modelState.lifecycle == .inserted {
                 switch relationship.deleteRule {
                 case .cascade:
-                    plan.discard(member)
+                    discardNew(member, plan: &plan)
                 case .deny:
-                    // A new object blocks as much as a saved one.
-                    throw ModelStoreError.deleteDenied(
-                        object: "\(table.name):\(key)", relationship: relationship.name,
-                        blockers: ["new \(relationship.destination)"])
+                    // A new object blocks as much as a saved one, unless a
+                    // cascade drops it from this save too.
+                    plan.noteNewBlocker(
+                        .init(holder: "\(table.name):\(key)", relationship: relationship.name, model: member))
                 case .nullify, .noAction:
                     break
                 }
             }
         }
         return result
+    }
+
+    /// Drops a new object from the save (an inserted object deleted again,
+    /// or one a cascade reached) and follows its cascade rules in memory,
+    /// where its relationships are: the saved objects they reach are deleted
+    /// (the planner follows their rules in turn), new ones dropped too. Its
+    /// `.deny` rules do not apply: it was never stored, so nothing is lost.
+    private func discardNew(_ model: any PersistentModel, plan: inout DeletePlan) {
+        guard !plan.contains(model) else { return }
+        plan.discard(model)
+        let relationships = model._$modelState.table?.relationships ?? ModelRelationships.of(type(of: model))
+        for relationship in relationships.all where relationship.schema.deleteRule == .cascade {
+            for member in relationship.accessor.loadedModels(of: model) ?? [] {
+                let state = member._$modelState
+                guard state.owner === self else { continue }
+                if let table = state.table, let key = state.rowID {
+                    plan.addFoundInMemory(key, of: table)
+                } else if state.lifecycle == .inserted {
+                    discardNew(member, plan: &plan)
+                }
+            }
+        }
     }
 
     /// After the save committed: the deleted objects leave the context, and
@@ -84,6 +114,8 @@ extension ModelContext {
         deletedObjects += plan.discardedInserts
         for model in deletedObjects {
             let state = model._$modelState
+            // An inserted object deleted again left the context then.
+            guard state.owner === self else { continue }
             if let table = state.table, let rowID = state.rowID { unregister(table, rowID: rowID) }
             inserted.remove(model)
             changed.remove(model)

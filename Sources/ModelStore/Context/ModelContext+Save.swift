@@ -20,12 +20,17 @@ extension ModelContext {
     ///   database stayed busy past the timeout, the disk is full).
     /// - Complexity: O(changed objects × changed properties).
     public func save() throws {
-        guard hasChanges else { return }
+        guard hasChanges else {
+            // Nothing in the context holds an inserted object deleted again
+            // (an object that held it would have changes): nothing to drop.
+            deletedInserts.removeAll()
+            return
+        }
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         let connection = try connection()
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
-        let plan = try planDeletes(deleted.models)
+        let plan = try planDeletes(deleted.models, deletedInserts: deletedInserts)
         // The pending lists are walked in place: copying them into arrays
         // first was one more pass over every object (a retain, and a release
         // at the end), which for large saves also meant cache misses.
@@ -87,6 +92,7 @@ extension ModelContext {
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()
+        deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
     }
 

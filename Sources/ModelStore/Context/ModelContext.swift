@@ -54,6 +54,11 @@ public final class ModelContext {
     @exclusivity(unchecked) var changed = OrderedModels(.changed)
     /// Persisted objects deleted, not yet saved.
     @exclusivity(unchecked) var deleted = OrderedModels(.deleted)
+    /// Inserted objects deleted again before a save. They left the context
+    /// when they were deleted, but relationships may still hold them until
+    /// the save, which drops them from those relationships and applies their
+    /// cascade rules, as it does for deleted saved objects (see `planDeletes`).
+    @exclusivity(unchecked) var deletedInserts: [any PersistentModel] = []
     /// Temporary identifiers of saved objects, for `model(for:)`.
     @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
@@ -189,8 +194,11 @@ public final class ModelContext {
         return link
     }
 
-    /// Marks an object for deletion; `save()` removes its row. Deleting an
-    /// object that was inserted and never saved just removes it from the context.
+    /// Marks an object for deletion; `save()` removes its row and applies
+    /// the delete rules. Deleting an object that was inserted and never saved
+    /// removes it from the context at once; relationships that hold it keep
+    /// it until the next save, which drops it from them and applies its
+    /// cascade rules, as for a saved object.
     public func delete<T: PersistentModel>(_ model: T) {
         let state = model._$modelState
         guard state.owner === self else { return }
@@ -198,6 +206,7 @@ public final class ModelContext {
         case .inserted:
             inserted.remove(model)
             detach(state)
+            deletedInserts.append(model)
         case .persisted:
             state.lifecycle = .deleted
             deleted.append(model)

@@ -250,7 +250,9 @@ public final class ModelState {
         guard !dirty.contains(ordinal), !isApplyingStoredValues, let owner else { return }
         let wasClean = dirty.isEmpty
         dirty.insert(ordinal)
-        let hasRow = lifecycle == .persisted
+        // A deleted object keeps its row until the save, and a rollback
+        // undeletes it: its saved values are kept as a persisted object's are.
+        let hasRow = lifecycle == .persisted || lifecycle == .deleted
         if wasClean {
             // Most saves change one property per object: its saved value
             // goes with the object into the context's list of changed
