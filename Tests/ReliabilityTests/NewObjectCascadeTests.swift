@@ -3,13 +3,12 @@ import ModelStore
 import ReliabilityWorker
 import Testing
 
-/// Delete rules that the crash and fault tests found not applied, recorded
-/// as known issues: each test fails (as "known issue not recorded") once the
-/// bug is fixed, to be turned into a plain test then. The save script of
-/// those tests steers around both cases (SaveScript's `old(_:)` and
-/// `cascadesThroughNewObject`).
-@Suite("Known issues: cascades through new objects")
-struct KnownIssueTests {
+/// Delete rules through new objects, which the crash and fault tests found
+/// not applied (fixed since, with the model-based test's findings). The
+/// save script of those tests still steers around both cases (SaveScript's
+/// `old(_:)` and `cascadesThroughNewObject`).
+@Suite("Cascades through new objects")
+struct NewObjectCascadeTests {
     @Test("Deleting a new object cascades to the new objects it holds")
     func deleteNewObject() throws {
         let url = try temporaryFolder().appending(path: "graph.store")
@@ -25,9 +24,7 @@ struct KnownIssueTests {
         context.delete(project)
         try context.save()
         let state = try GraphState.read(url)
-        withKnownIssue("a deleted new object is dropped without its delete rules: its new steps and notes are saved") {
-            #expect(state == GraphState(), "\(state.differences(from: GraphState()))")
-        }
+        #expect(state == GraphState(), "a deleted new object's cascade must run: \(state.differences(from: GraphState()))")
     }
 
     @Test("A cascade from a saved object deletes a new object's own new objects")
@@ -46,8 +43,6 @@ struct KnownIssueTests {
         context.delete(project)
         try context.save()
         let state = try GraphState.read(url)
-        withKnownIssue("the cascade drops the new step but saves its new note, without a step") {
-            #expect(state == GraphState(), "\(state.differences(from: GraphState()))")
-        }
+        #expect(state == GraphState(), "the cascade must reach the new step's new note: \(state.differences(from: GraphState()))")
     }
 }
