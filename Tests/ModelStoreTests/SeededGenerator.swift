@@ -1,4 +1,4 @@
-/// SplitMix64: a small random number generator whose sequence depends only
+/// SplitMix64 (Steele, Lea, Flood 2014): a small random number generator whose sequence depends only
 /// on its seed, so that a test's random run can be repeated from the seed
 /// it prints.
 struct SeededGenerator: RandomNumberGenerator {

@@ -1,22 +1,5 @@
 import Foundation
 
-/// SplitMix64 (Steele, Lea, Flood 2014): a small, fast generator whose whole
-/// state is one UInt64, so that a run is reproduced from its seed alone on
-/// any platform (the system generator cannot be seeded).
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// One step of a model-based sequence. Steps name objects by serial and
 /// carry their values, so that a step means the same when the steps before
 /// it are dropped (the shrinker does that): a step whose objects are gone,
@@ -54,10 +37,10 @@ enum MBStep: Equatable {
 /// Makes random steps that fit the oracle's current state: they name
 /// objects that exist and relationships that can change.
 struct MBGenerator {
-    var random: SplitMix64
+    var random: SeededGenerator
     private(set) var nextSerial = 1
 
-    init(seed: UInt64) { random = SplitMix64(seed: seed) }
+    init(seed: UInt64) { random = SeededGenerator(seed: seed) }
 
     private mutating func pick<T>(_ values: [T]) -> T? {
         values.isEmpty ? nil : values[Int(random.next(upperBound: UInt64(values.count)))]
@@ -218,7 +201,7 @@ extension MBOracle {
             guard isLive(holder), case let (index, _)? = relationshipOf(holder, name) else { return .skipped }
             let current = members(holder, index)
             guard current.count > 1 else { return .skipped }
-            var random = SplitMix64(seed: seed)
+            var random = SeededGenerator(seed: seed)
             var shuffled = current.shuffled(using: &random)
             if shuffled == current { shuffled = Array(current.dropFirst()) + [current[0]] }
             setRelationship(holder, index, to: shuffled)

@@ -26,7 +26,7 @@ struct ModelBasedTests {
         let seed = Self.seed
         let sequences = Self.isStress ? 20_000 : 300
         print("Model-based test: \(sequences) sequences from seed \(seed) (MODELSTORE_MODEL_SEED=\(seed) repeats it)")
-        var seeds = SplitMix64(seed: seed)
+        var seeds = SeededGenerator(seed: seed)
         for index in 0..<sequences {
             let sequenceSeed = seeds.next()
             let length = 30 + Int(sequenceSeed % 31)
