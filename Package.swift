@@ -76,6 +76,12 @@ let package = Package(
             name: "ReliabilityTests",
             dependencies: ["ModelStore", "ReliabilityWorker"]
         ),
+        // Files in SwiftData's exact spelling, with only the import changed:
+        // the promise that a SwiftData data layer compiles and behaves the same.
+        .testTarget(
+            name: "SwiftDataShapeTests",
+            dependencies: ["ModelStore"]
+        ),
         .testTarget(
             name: "ModelStoreMacrosTests",
             dependencies: [

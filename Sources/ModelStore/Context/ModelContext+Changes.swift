@@ -34,6 +34,16 @@ extension ModelContext {
         return model[keyPath: keyPath]
     }
 
+    /// Processes the changes made since the last call, as SwiftData's method
+    /// of the same name does before it sends notifications.
+    ///
+    /// ModelStore has nothing to defer: inverses, change forwarding and the
+    /// dirty sets are brought up to date by each write as it happens, so
+    /// after any write the context is already in the state this method would
+    /// produce. It is here so that code written for SwiftData that calls it
+    /// compiles and behaves the same.
+    public func processPendingChanges() {}
+
     /// Discards every pending change: changed objects take back their
     /// committed values (observers are told), inserted objects leave the
     /// context, deleted objects are undeleted.

@@ -111,7 +111,8 @@ struct MigrationRunner {
     /// - Returns: the context, with the snapshot's path and what was done.
     /// - Throws: `ModelStoreError.migrationFailed` naming the step (or the
     ///   error a step threw when it already names what is wrong:
-    ///   `destructiveMigration`, `duplicateValues`, `scriptChecksumMismatch`).
+    ///   `destructiveMigration`, `noMigrationPath`, `duplicateValues`,
+    ///   `scriptChecksumMismatch`).
     @discardableResult
     func run(_ transactions: [MigrationTransaction]) throws -> MigrationRunContext {
         let stepCount = transactions.reduce(0) { $0 + $1.steps.count }
@@ -174,7 +175,7 @@ struct MigrationRunner {
         } catch let error as ModelStoreError {
             switch error {
             case .migrationFailed, .destructiveMigration, .duplicateValues, .scriptChecksumMismatch,
-                .invalidMigrationScript:
+                .invalidMigrationScript, .noMigrationPath:
                 throw error
             default:
                 throw ModelStoreError.migrationFailed(path: path, step: context.currentName, reason: error.description)

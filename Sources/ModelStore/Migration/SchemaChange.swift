@@ -19,11 +19,16 @@ struct SchemaChange {
     /// Drops that lose data are allowed (a custom stage, a script, or the option).
     var allowsDataLoss = false
 
-    /// - Throws: `ModelStoreError.destructiveMigration` listing every change
-    ///   that would lose data; `SQLiteError` when the file cannot be read.
+    /// - Throws: `ModelStoreError.noMigrationPath` listing every change that
+    ///   no permission can make (rows that need a value nothing supplies);
+    ///   `ModelStoreError.destructiveMigration` listing every change that
+    ///   would lose data; `SQLiteError` when the file cannot be read.
     func operations(_ connection: Connection, path: String) throws -> [TableOperation] {
         var planner = Planner(change: self, connection: connection, mapping: SchemaMapping(old: old, new: new, renames: renames))
         try planner.plan()
+        if !planner.impossibilities.isEmpty {
+            throw ModelStoreError.noMigrationPath(path: path, reason: planner.impossibilities.joined(separator: "; "))
+        }
         if !planner.refusals.isEmpty && !allowsDataLoss {
             throw ModelStoreError.destructiveMigration(path: path, changes: planner.refusals)
         }
@@ -37,6 +42,11 @@ private struct Planner {
     let mapping: SchemaMapping
     var operations: [TableOperation] = []
     var refusals: [String] = []
+    /// Changes that cannot be made whatever is allowed: a new non-optional
+    /// column without a default in a table that has rows (its NOT NULL
+    /// constraint has no value to give them; neither stage closure of a
+    /// custom stage runs while the table is rebuilt).
+    var impossibilities: [String] = []
     private var late: [TableOperation] = []
     private var rebuilt = Set<String>()
     /// Tables kept whose name or columns were renamed: their indexes are recreated.
@@ -208,10 +218,11 @@ private struct Planner {
                     needsRebuild = true
                 } else {
                     if rows > 0 {
-                        refusals.append(
+                        impossibilities.append(
                             "attribute \(entity.name).\(attribute.name) is new and non-optional without a default value, and "
-                                + "\(rows) row\(rows == 1 ? "" : "s") need a value; give it a default value (= …), make it "
-                                + "optional, or use a custom stage or a script (addAttribute with default)")
+                                + "\(rows) row\(rows == 1 ? "" : "s") need a value; give it a default value (= …), add it "
+                                + "with a migration script (addAttribute with default), or add it as optional, fill it in "
+                                + "that stage's didMigrate and make it non-optional in the next version")
                     }
                     columns.append((attribute.name, .null))
                     needsRebuild = true

@@ -12,7 +12,7 @@
 ///
 /// A nested class's entity name is its own name (`Trip`), not the enum's, so
 /// `TripsV1.Trip` and `TripsV2.Trip` are two versions of one entity.
-public protocol VersionedSchema {
+public protocol VersionedSchema: SendableMetatype {
     /// The version this schema is recorded with in the store.
     static var versionIdentifier: Schema.Version { get }
     /// The model classes of this version.
@@ -34,7 +34,7 @@ extension VersionedSchema {
 /// }
 /// let container = try ModelContainer(for: TripsV2.Trip.self, migrationPlan: TripsPlan.self, configurations: config)
 /// ```
-public protocol SchemaMigrationPlan {
+public protocol SchemaMigrationPlan: SendableMetatype {
     /// Every version, oldest first.
     static var schemas: [any VersionedSchema.Type] { get }
     /// The stages from each version to the next, in order.
@@ -42,7 +42,12 @@ public protocol SchemaMigrationPlan {
 }
 
 /// One step of a `SchemaMigrationPlan`, as SwiftData's `MigrationStage`.
-public enum MigrationStage {
+///
+/// A stage is `Sendable`, so that a plan can keep its stages in `static let`s
+/// (`static let migrateV1toV2 = MigrationStage.custom(...)`, the shape most
+/// SwiftData apps use) in the Swift 6 language mode; its closures are
+/// `@Sendable` for that reason.
+public enum MigrationStage: Sendable {
     /// A change ModelStore works out by itself; refused, with an error that
     /// names each change, when it would lose data.
     case lightweight(fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type)
@@ -52,9 +57,9 @@ public enum MigrationStage {
     /// undoes the whole migration. Changes that lose data are allowed here:
     /// the stage says what happens to the data. Unsaved changes of the
     /// context are saved when the closure returns.
-    case custom(
+    @preconcurrency case custom(
         fromVersion: any VersionedSchema.Type, toVersion: any VersionedSchema.Type,
-        willMigrate: ((ModelContext) throws -> Void)?, didMigrate: ((ModelContext) throws -> Void)?)
+        willMigrate: (@Sendable (ModelContext) throws -> Void)?, didMigrate: (@Sendable (ModelContext) throws -> Void)?)
 
     var fromVersion: any VersionedSchema.Type {
         switch self {
