@@ -238,6 +238,14 @@ extension PredicateExpressions.OptionalFlatMap: SQLTranslatablePredicateExpressi
             guard let unwrapped = (value as? any OptionalProtocol)?.wrappedValue else { return .constant(Result?.none as Any) }
             return try translator.bound(transform, variable: variable.key, to: .constant(unwrapped))
         }
+        if case .toMany = wrappedTerm {
+            // An optional to-many (`[Book]?`, the shape CloudKit-ready models
+            // use) is never nil in the store: it reads back as an empty array.
+            // So `books?.contains { … }` and `books?.count` ask the members
+            // directly; an empty relationship answers false and 0, as the
+            // unwrapped array would.
+            return try translator.bound(transform, variable: variable.key, to: wrappedTerm)
+        }
         let inner = try translator.bound(transform, variable: variable.key, to: wrappedTerm)
         switch inner {
         case .object, .toMany, .constant:
