@@ -93,3 +93,20 @@ import Testing
         #expect(try store.context.fetch(FetchDescriptor<Shelf>()).first?.books.isEmpty == true)
     }
 }
+
+/// Runs `Shapes/BackgroundImport.swift`: contexts made in detached tasks
+/// from a container and identifiers that crossed into them.
+@Suite struct BackgroundImportShapeTests {
+    @Test func importInABackgroundTaskAndReadBackByIdentifier() async throws {
+        let folder = try TemporaryFolder()
+        let store = try LibraryStore(url: folder.file("Library.store"))
+        let importer = BookImporter(container: store.container)
+        let records = [
+            BookImporter.Record(isbn: "10", title: "Emma", pages: 474, author: "Austen"),
+            BookImporter.Record(isbn: "11", title: "Persuasion", pages: 249, author: "Austen"),
+        ]
+        let ids = try await importer.importBooks(try JSONEncoder().encode(records))
+        #expect(await importer.titles(of: ids) == ["Emma", "Persuasion"])
+        #expect(try store.books(by: "Austen").map(\.isbn) == ["10", "11"])
+    }
+}
