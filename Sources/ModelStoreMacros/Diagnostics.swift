@@ -16,6 +16,7 @@ struct ModelDiagnostic: DiagnosticMessage {
     }
 
     static let notAClass = Self("notAClass", "'@Model' can only be applied to a class")
+    static let modelActorNotAnActor = Self("modelActorNotAnActor", "'@ModelActor' can only be applied to an actor")
     static let genericClass = Self("genericClass", "'@Model' does not support generic classes")
     static let multipleBindings = Self("multipleBindings", "declare each persisted property on its own line")
     static let transientAndAttribute = Self(

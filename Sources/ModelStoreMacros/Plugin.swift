@@ -16,5 +16,6 @@ struct ModelStoreMacrosPlugin: CompilerPlugin {
         TransientMacro.self,
         UniqueMacro.self,
         IndexMacro.self,
+        ModelActorMacro.self,
     ]
 }

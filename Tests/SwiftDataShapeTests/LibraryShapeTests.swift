@@ -110,3 +110,39 @@ import Testing
         #expect(try store.books(by: "Austen").map(\.isbn) == ["10", "11"])
     }
 }
+
+/// Runs `Shapes/LibraryActor.swift`: a `@ModelActor` doing background work,
+/// identifiers crossing to the caller's context.
+@Suite struct ModelActorShapeTests {
+    @Test func actorSavesAndCallerReadsByIdentifier() async throws {
+        let folder = try TemporaryFolder()
+        let store = try LibraryStore(url: folder.file("Library.store"))
+        let actor = LibraryActor(modelContainer: store.container)
+        let ids = try await actor.addBooks(["Emma", "Persuasion"], by: "Austen")
+        try await actor.rename(ids[1], to: "Persuasion (1817)")
+        #expect(await actor.pageCount(of: ids) == 201)
+        let titles = ids.compactMap { (store.context.model(for: $0) as? Book)?.title }
+        #expect(titles == ["Emma", "Persuasion (1817)"])
+        #expect(try store.books(by: "Austen").count == 2)
+    }
+
+    /// Several actors on one container, each saving in its own context at the
+    /// same time: every save lands.
+    @Test func actorsSaveConcurrently() async throws {
+        let folder = try TemporaryFolder()
+        let store = try LibraryStore(url: folder.file("Library.store"))
+        let container = store.container
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in 0..<4 {
+                group.addTask {
+                    let actor = LibraryActor(modelContainer: container)
+                    for batch in 0..<5 {
+                        _ = try await actor.addBooks(["A", "B"], by: "Writer \(writer) batch \(batch)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await LibraryActor(modelContainer: container).countBooks() == 40)
+    }
+}
