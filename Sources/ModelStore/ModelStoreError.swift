@@ -20,6 +20,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     case schemaMismatch(path: String, differences: [SchemaDifference])
     /// The schema given by the app cannot be stored (a reserved or duplicate name).
     case invalidSchema(reason: String)
+    /// A container's configurations cannot be set up as given: the
+    /// configuration named, and why (two with one name, a schema with an
+    /// entity the container lacks, more configurations than SQLite attaches).
+    case invalidConfiguration(name: String, reason: String)
     /// A stored value does not fit its property (a hand-edited row), or a
     /// property's value cannot be stored.
     case invalidValue(entity: String, property: String, row: Int64?, reason: String, path: String?)
@@ -88,6 +92,8 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "the schema recorded in \(path) differs from the app's, and no migration plan was given:\n\(list)"
         case .invalidSchema(let reason):
             return "invalid schema: \(reason)"
+        case .invalidConfiguration(let name, let reason):
+            return "configuration \(name): \(reason)"
         case .invalidValue(let entity, let property, let row, let reason, let path):
             var text = "invalid value for \(entity).\(property)"
             if let row { text += " in row \(row)" }

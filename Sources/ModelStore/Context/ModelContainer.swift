@@ -14,8 +14,8 @@ import Foundation
 public final class ModelContainer: Sendable {
     /// The schema of the models the container stores.
     public let schema: Schema
-    /// The configurations the container was created with (ModelStore uses
-    /// one store per container).
+    /// The configurations the container was created with, each a store of
+    /// its own; one default configuration when none was given.
     public let configurations: [ModelConfiguration]
     let store: Store
     private let mainContextBox = MainContextBox()
@@ -33,12 +33,32 @@ public final class ModelContainer: Sendable {
     /// ```swift
     /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
     /// ```
+    ///
+    /// With several configurations, each stores the entities its schema
+    /// lists in its own file (or in memory), opened, checked and migrated on
+    /// its own; the entities no configuration lists go to the configuration
+    /// without a schema, or to the first. A relationship cannot cross
+    /// configurations. A save that changes several of them is one atomic
+    /// transaction (see README, "Container and configuration").
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(
+    ///     for: Schema([Trip.self, Note.self]),
+    ///     configurations: ModelConfiguration("trips", schema: Schema([Trip.self]), url: tripsURL),
+    ///     ModelConfiguration("notes", schema: Schema([Note.self]), url: notesURL))
+    /// ```
     /// - Throws: `ModelStoreError` when the file cannot be opened, is not a
     ///   ModelStore store, is of a newer format, or holds another schema that
     ///   no migration leads from; `.migrationFailed` naming the step that
     ///   failed (the store is then as it was), `.destructiveMigration`,
     ///   `.duplicateValues`, `.noMigrationPath`, and the script errors;
-    ///   `.invalidSchema` when more than one configuration is given.
+    ///   `.invalidSchema` for a relationship between two configurations;
+    ///   `.invalidConfiguration` for a migration plan with several
+    ///   configurations. `SwiftDataError.duplicateConfiguration`,
+    ///   `.configurationSchemaNotFoundInContainerSchema`,
+    ///   `.configurationFileNameTooLong` and
+    ///   `.configurationFileNameContainsInvalidCharacters` for
+    ///   configurations that cannot be set up as given.
     public convenience init(
         for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         configurations: ModelConfiguration...
@@ -47,7 +67,7 @@ public final class ModelContainer: Sendable {
     }
 
     /// Opens the store for a schema, with the configurations listed one by one.
-    /// - Throws: `ModelStoreError`, as `init(for:migrationPlan:configurations:)`.
+    /// - Throws: `ModelStoreError` or `SwiftDataError`, as `init(for:migrationPlan:configurations:)`.
     public convenience init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
     ) throws {
@@ -57,15 +77,27 @@ public final class ModelContainer: Sendable {
     /// Opens the store for a schema, migrating it with `migrationPlan` when it
     /// holds an earlier version. The schema's version is the plan's last
     /// version when the schema was built from bare types.
-    /// - Throws: `ModelStoreError`, as `init(for:migrationPlan:configurations:)`.
+    /// - Throws: `ModelStoreError` or `SwiftDataError`, as `init(for:migrationPlan:configurations:)`.
     public init(
         for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
     ) throws {
-        guard configurations.count <= 1 else {
-            throw ModelStoreError.invalidSchema(reason: "ModelStore stores a container in one file; give one ModelConfiguration")
+        try ConfigurationPlan.checkNames(configurations)
+        self.schema = schema
+        self.plan = migrationPlan.map(MigrationPlanType.init)
+        if configurations.count > 1 {
+            let parts = try ConfigurationPlan.parts(of: schema, configurations: configurations)
+            // A plan's versions list every model of the app; which of them
+            // each store held at each version is not recorded anywhere.
+            guard migrationPlan == nil else {
+                throw ModelStoreError.invalidConfiguration(
+                    name: configurations[0].name,
+                    reason: "a migration plan with several configurations is not supported; each store migrates by inference or by its migrationScriptsFolder")
+            }
+            self.configurations = configurations
+            self.store = try Store(parts: parts)
+            return
         }
         let configuration = configurations.first ?? ModelConfiguration()
-        self.schema = schema
         self.configurations = [configuration]
         var schema = configuration.schema ?? schema
         // A schema built from bare model types has the default version; it
@@ -75,7 +107,6 @@ public final class ModelContainer: Sendable {
         {
             schema.version = match.versionIdentifier
         }
-        self.plan = migrationPlan.map(MigrationPlanType.init)
         self.store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
     }
 
@@ -93,11 +124,16 @@ public final class ModelContainer: Sendable {
     /// its migration history and its key counters, so an identifier of an
     /// erased object is never given to a new one. Objects that contexts
     /// still hold are gone from the store: fetch again.
-    /// - Throws: `ModelStoreError.readOnlyStore` for a read-only store;
-    ///   `.saveFailed` naming the table, with nothing deleted, when the store
-    ///   cannot be written (locked past the busy timeout, a full disk).
+    /// With several configurations, every store is erased in the one
+    /// transaction.
+    /// - Throws: `ModelStoreError.readOnlyStore` naming a read-only store (of
+    ///   any configuration), with nothing deleted; `.saveFailed` naming the
+    ///   table, with nothing deleted, when a store cannot be written (locked
+    ///   past the busy timeout, a full disk).
     public func erase() throws {
-        guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
+        if let readOnly = configurations.first(where: { !$0.allowsSave }) {
+            throw ModelStoreError.readOnlyStore(path: readOnly.displayPath)
+        }
         let connection = try store.openConnection()
         var tables: [String] = []
         for entity in store.schema.entities {

@@ -114,8 +114,8 @@ extension ModelContext {
     /// identifier of another store or of an object not saved yet.
     private func row(of identifier: PersistentIdentifier) -> (table: EntityTable, rowID: Int64)? {
         let permanent = identifier.isTemporary ? permanentIdentifiers[identifier] : identifier
-        guard let permanent, permanent.storeIdentifier == store.identifier, let rowID = permanent.rowID,
-            let table = table(named: permanent.entityName)
+        guard let permanent, let rowID = permanent.rowID, let table = table(named: permanent.entityName),
+            permanent.storeIdentifier == table.storeIdentifier
         else { return nil }
         return (table, rowID)
     }

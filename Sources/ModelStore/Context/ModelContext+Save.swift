@@ -27,6 +27,7 @@ extension ModelContext {
             return
         }
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
+        if store.hasReadOnlyParts { try checkStoresAllowSave() }
         let connection = try connection()
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
@@ -94,6 +95,19 @@ extension ModelContext {
         deleted.removeAll()
         deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
+    }
+
+    /// Throws when a pending change is in a read-only store of a container
+    /// whose other stores are writable: the read-only one is read-only only.
+    private func checkStoresAllowSave() throws {
+        func check(_ model: any PersistentModel) throws {
+            if let table = model._$modelState.table, !table.storeAllowsSave {
+                throw ModelStoreError.readOnlyStore(path: table.storePath)
+            }
+        }
+        try inserted.forEach(check)
+        try changed.forEach(check)
+        try deleted.forEach(check)
     }
 
     /// The inserted objects a save writes, for the passes that need a list.
@@ -172,7 +186,7 @@ extension ModelContext {
             throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
         }
         if connection.changes == 0 {
-            throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: store.path)
+            throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: table.storePath)
         }
     }
 
@@ -185,7 +199,7 @@ extension ModelContext {
         } catch let failure as ValueCodingFailure {
             throw ModelStoreError.invalidValue(
                 entity: table.name, property: table.slots[ordinal].name, row: row, reason: failure.reason,
-                path: store.path)
+                path: table.storePath)
         }
         guard table.hasRelationships, let relationship = table.relationships?.relationship(at: ordinal),
             let target = relationship.accessor.loadedModels(of: model)?.first

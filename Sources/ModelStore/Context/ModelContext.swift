@@ -323,14 +323,14 @@ extension ModelContext: ModelStateOwner {
             defer { statement.reset() }
             try statement.bind(rowID, at: 1)
             guard try statement.step() else {
-                throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: store.configuration.displayPath)
+                throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: table.storePath)
             }
             do {
                 return try read(statement, 0)
             } catch let failure as ValueCodingFailure {
                 throw ModelStoreError.invalidValue(
                     entity: table.name, property: table.slots[ordinal].name, row: rowID, reason: failure.reason,
-                    path: store.configuration.displayPath)
+                    path: table.storePath)
             }
         } catch {
             loadDidFail(error)

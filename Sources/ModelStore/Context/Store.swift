@@ -31,6 +31,12 @@ final class Store: Sendable {
     /// Schema objects in the file that ModelStore did not make; only ever
     /// non-empty for a read-only store opened with `toleratingForeignObjects`.
     let foreignObjects: [ForeignSchemaObject]
+    /// The other stores of a container of several configurations, which
+    /// every connection attaches (see StoreAttachments.swift); empty for one.
+    let attachments: [StoreAttachment]
+    /// True when some table is in a read-only store while others are not: a
+    /// save then checks which stores its objects are in.
+    let hasReadOnlyParts: Bool
 
     var path: String { configuration.displayPath }
 
@@ -65,7 +71,42 @@ final class Store: Sendable {
         ).run()
         self.identifier = outcome.identifier
         self.foreignObjects = outcome.foreignObjects
-        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, outcome.identifier)
+        attachments = []
+        hasReadOnlyParts = false
+        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration)])
+    }
+
+    /// Opens (or creates) the stores of several configurations, each
+    /// checked and migrated on its own, as one store whose connections hold
+    /// the first writable file as their main database and attach the others.
+    /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
+    init(parts: [ConfigurationPart]) throws {
+        var opened: [(part: ConfigurationPart, schema: Schema, file: OpenedFile)] = []
+        for part in parts {
+            try part.schema.validate()
+            let schema = try part.schema.resolvingRelationships()
+            opened.append((part, schema, try OpenedFile(configuration: part.configuration, schema: schema)))
+        }
+        let mainIndex =
+            opened.firstIndex { $0.part.configuration.allowsSave && !$0.part.configuration.isStoredInMemoryOnly }
+            ?? opened.firstIndex { $0.part.configuration.allowsSave } ?? 0
+        let main = opened[mainIndex]
+        configuration = main.part.configuration
+        schema = Schema(entities: opened.flatMap(\.schema.entities), version: main.schema.version)
+        identifier = main.file.identifier
+        location = main.file.location
+        isURI = true
+        memoryAnchor = main.file.memoryAnchor
+        migrationConnection = nil
+        foreignObjects = []
+        attachments = opened.indices.filter { $0 != mainIndex }.enumerated().map { number, index in
+            StoreAttachment(
+                alias: "modelstore_\(number + 1)", configuration: opened[index].part.configuration,
+                location: opened[index].file.location, anchor: opened[index].file.memoryAnchor)
+        }
+        hasReadOnlyParts = Set(parts.map(\.configuration.allowsSave)).count > 1
+        (tablesByName, tablesByType, modelTypes) = Store.tables(
+            opened.map { ($0.schema, $0.file.identifier, $0.part.configuration) })
     }
 
     /// A store over a migration's connection, for the contexts of a custom
@@ -81,21 +122,28 @@ final class Store: Sendable {
         isURI = false
         memoryAnchor = nil
         migrationConnection = MemoryAnchor(connection: connection)
-        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier)
+        attachments = []
+        hasReadOnlyParts = false
+        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, identifier, configuration)])
     }
 
-    private static func tables(_ schema: Schema, _ identifier: String) -> (
+    /// The tables of each store's entities, each knowing its store.
+    private static func tables(_ stores: [(schema: Schema, identifier: String, configuration: ModelConfiguration)]) -> (
         [String: EntityTable], [ObjectIdentifier: EntityTable], [ObjectIdentifier: ModelType]
     ) {
         var byName: [String: EntityTable] = [:]
         var byType: [ObjectIdentifier: EntityTable] = [:]
         var types: [ObjectIdentifier: ModelType] = [:]
-        for entity in schema.entities {
-            let table = EntityTable(entity: entity, storeIdentifier: identifier)
-            byName[entity.name] = table
-            if let type = entity.persistentModelType {
-                byType[ObjectIdentifier(type)] = table
-                types[ObjectIdentifier(table)] = ModelType(type: type)
+        for store in stores {
+            for entity in store.schema.entities {
+                let table = EntityTable(
+                    entity: entity, storeIdentifier: store.identifier, storePath: store.configuration.displayPath,
+                    storeAllowsSave: store.configuration.allowsSave)
+                byName[entity.name] = table
+                if let type = entity.persistentModelType {
+                    byType[ObjectIdentifier(type)] = table
+                    types[ObjectIdentifier(table)] = ModelType(type: type)
+                }
             }
         }
         return (byName, byType, types)
@@ -106,7 +154,9 @@ final class Store: Sendable {
     func openConnection() throws -> Connection {
         if let migrationConnection { return migrationConnection.connection }
         let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
-        return try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
+        let connection = try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
+        if !attachments.isEmpty { try attach(to: connection) }
+        return connection
     }
 
     func table(named name: String) -> EntityTable? { tablesByName[name] }
@@ -121,7 +171,7 @@ final class Store: Sendable {
 
     func table(for type: any PersistentModel.Type) -> EntityTable? { tablesByType[ObjectIdentifier(type)] }
 
-    private static func openFile(_ configuration: ModelConfiguration) throws -> Connection {
+    static func openFile(_ configuration: ModelConfiguration) throws -> Connection {
         let path = configuration.url.path(percentEncoded: false)
         var isDirectory: ObjCBool = false
         let exists = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory)
@@ -149,7 +199,7 @@ final class Store: Sendable {
         return try connect(path, isURI: false, path: path, mode: configuration.allowsSave ? .create : .readOnly)
     }
 
-    private static func connect(_ location: String, isURI: Bool, path: String, mode: Connection.Mode) throws -> Connection {
+    static func connect(_ location: String, isURI: Bool, path: String, mode: Connection.Mode) throws -> Connection {
         do {
             let connection = try Connection(location: location, displayPath: path, isURI: isURI, mode: mode)
             try QueryFunctions.register(on: connection)
@@ -163,7 +213,7 @@ final class Store: Sendable {
 
 /// Holds the connection that keeps an in-memory database alive. It is only
 /// stored, never used after the store is set up, so sharing it is safe.
-private final class MemoryAnchor: @unchecked Sendable {
+final class MemoryAnchor: @unchecked Sendable {
     let connection: Connection
     init(connection: Connection) { self.connection = connection }
 }

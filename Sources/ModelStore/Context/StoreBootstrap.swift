@@ -20,6 +20,10 @@ struct StoreBootstrap {
     /// of refusing it: only for a read-only store (nothing it runs can fire
     /// a trigger), which `DynamicStore` opens to show and check such a file.
     var toleratesForeignObjects = false
+    /// Keep the file in rollback-journal mode instead of WAL: for the stores
+    /// of a container of several configurations, whose saves span files
+    /// (see StoreAttachments.swift).
+    var usesRollbackJournal = false
 
     var path: String { configuration.displayPath }
 
@@ -38,14 +42,29 @@ struct StoreBootstrap {
             guard configuration.allowsSave else {
                 throw ModelStoreError.notAModelStore(path: path, reason: "the database is empty")
             }
-            if !configuration.isStoredInMemoryOnly { try wrap { try connection.enableWriteAheadLog() } }
+            if !configuration.isStoredInMemoryOnly { try setJournalMode() }
             return try create()
         }
         let identifier = try check()
-        if configuration.allowsSave && !configuration.isStoredInMemoryOnly {
-            try wrap { try connection.enableWriteAheadLog() }
-        }
+        if configuration.allowsSave && !configuration.isStoredInMemoryOnly { try setJournalMode() }
         return identifier
+    }
+
+    private func setJournalMode() throws {
+        guard usesRollbackJournal else { return try wrap { try connection.enableWriteAheadLog() } }
+        // Leaving WAL needs the only connection to the file: SQLite keeps
+        // WAL (and says so) while another process has the file open.
+        var mode = ""
+        try wrap {
+            let statement = try connection.prepare("PRAGMA journal_mode = DELETE")
+            if try statement.step() { mode = statement.string(at: 0) }
+        }
+        guard mode.lowercased() == "delete" else {
+            throw ModelStoreError.cannotOpen(
+                path: path,
+                reason: "it stays in \(mode) journal mode (another process has it open), and a store of a container "
+                    + "of several configurations needs the rollback journal, so that a save across its files is atomic")
+        }
     }
 
     private func countTables() throws -> Int {

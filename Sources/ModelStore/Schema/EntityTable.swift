@@ -5,6 +5,11 @@ final class EntityTable: Sendable {
     /// The identifier of the store the table is in, part of every object's
     /// `PersistentIdentifier`.
     let storeIdentifier: String
+    /// The path of that store, for errors (a container of several
+    /// configurations has one store per configuration).
+    let storePath: String
+    /// False when that store is read-only (`allowsSave: false`).
+    let storeAllowsSave: Bool
     /// The properties by ordinal.
     let slots: [Schema.PropertySlot]
     /// The ordinals of the properties that have a column in this table
@@ -38,9 +43,11 @@ final class EntityTable: Sendable {
     /// per bound column.
     let hasRelationships: Bool
 
-    init(entity: Schema.Entity, storeIdentifier: String) {
+    init(entity: Schema.Entity, storeIdentifier: String, storePath: String, storeAllowsSave: Bool) {
         self.entity = entity
         self.storeIdentifier = storeIdentifier
+        self.storePath = storePath
+        self.storeAllowsSave = storeAllowsSave
         let slots = entity.slots
         self.slots = slots
         let columnOrdinals = slots.indices.filter { slots[$0].column != nil }
