@@ -20,13 +20,16 @@
 /// from the store.
 ///
 /// The collection is the list of rows that matched when the fetch ran; an
-/// element shows its object as it is when its batch loads.
+/// element shows its object as it is when its batch loads. A collection of
+/// objects holds its context, and belongs to the context's isolation domain.
 ///
 /// - Complexity: `count`, `startIndex` and `endIndex` are O(1); reading an
 ///   element is O(1) when its batch is loaded, otherwise one query of up to
 ///   `batchSize` rows.
 public struct FetchResultsCollection<Element>: RandomAccessCollection {
+    /// Positions are offsets from 0.
     public typealias Index = Int
+    /// The positions `0..<count`.
     public typealias Indices = Range<Int>
 
     private let elementCount: Int
