@@ -13,8 +13,22 @@ enum QueryFunctions {
     static let stringCollation = "MODELSTORE_STRING"
     /// `String.StandardComparator.lexical`, for sort descriptors that name it.
     static let lexicalCollation = "MODELSTORE_LEXICAL"
+    /// `localizedStandardCompare`, for `LocalizedStringComparator.localizedStandard`.
+    static let localizedStandardCollation = "MODELSTORE_LOCALIZED_STANDARD"
+    /// `localizedCompare`, for `LocalizedStringComparator.localized`.
+    static let localizedCollation = "MODELSTORE_LOCALIZED"
     /// `Decimal`'s numeric order, for decimals stored as text.
     static let decimalCollation = "MODELSTORE_DECIMAL"
+
+    /// The collation of an ORDER BY on strings.
+    static func collation(for order: QueryOrdering.StringOrder) -> String {
+        switch order {
+        case .swift: stringCollation
+        case .lexical: lexicalCollation
+        case .localizedStandard: localizedStandardCollation
+        case .localized: localizedCollation
+        }
+    }
 
     static let contains = "modelstore_contains"
     static let startsWith = "modelstore_starts_with"
@@ -34,6 +48,12 @@ enum QueryFunctions {
         }
         try connection.registerCollation(lexicalCollation) { left, right in
             Int32(String.StandardComparator.lexical.compare(string(left), string(right)).rawValue)
+        }
+        try connection.registerCollation(localizedStandardCollation) { left, right in
+            Int32(LocalizedStringComparator.compare(string(left), string(right), by: .localizedStandard).rawValue)
+        }
+        try connection.registerCollation(localizedCollation) { left, right in
+            Int32(LocalizedStringComparator.compare(string(left), string(right), by: .localized).rawValue)
         }
         try connection.registerCollation(decimalCollation) { left, right in
             let locale = Locale(identifier: "en_US_POSIX")

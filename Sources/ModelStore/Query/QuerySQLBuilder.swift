@@ -21,8 +21,9 @@ struct QueryOrdering: Sendable {
     }
 
     /// How strings compare: Swift's `<` (the default of `SortDescriptor` on
-    /// Linux), or `String.StandardComparator.lexical`.
-    enum StringOrder: Sendable { case swift, lexical }
+    /// Linux), `String.StandardComparator.lexical`, or ModelStore's
+    /// `LocalizedStringComparator.localizedStandard` and `.localized`.
+    enum StringOrder: Sendable { case swift, lexical, localizedStandard, localized }
 
     var key: Key
     var descending: Bool
@@ -156,8 +157,7 @@ struct QuerySQLBuilder {
                 var sql = term.sql
                 switch term.type {
                 case .value(.string):
-                    let collation = ordering.stringOrder == .lexical ? QueryFunctions.lexicalCollation : QueryFunctions.stringCollation
-                    sql += " COLLATE \(collation)"
+                    sql += " COLLATE \(QueryFunctions.collation(for: ordering.stringOrder))"
                 case .value(.decimal): sql += " COLLATE \(QueryFunctions.decimalCollation)"
                 case .value(.bool), .json, .condition, .null:
                     throw .unsupportedQuery(

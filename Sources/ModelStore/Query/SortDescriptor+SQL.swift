@@ -14,9 +14,18 @@ extension QueryOrdering {
         }
         descending = descriptor.order == .reverse
         // Foundation on Linux knows one string comparator besides Swift's
-        // `<` (used when there is none): `.lexical`.
+        // `<` (used when there is none): `.lexical`. ModelStore's localized
+        // comparators extend the key path (see LocalizedSortComparator.swift).
         stringOrder = descriptor.stringComparator == nil ? .swift : .lexical
-        if keyPath == \T.persistentModelID {
+        if let (method, base) = LocalizedSortKeyPaths.split(keyPath) {
+            guard let path = SortKeyPaths.propertyPath(description: base, in: T.self) else {
+                throw ModelStoreError.unsupportedQuery(
+                    entity: T.entityName, expression: "SortDescriptor(\(base), comparator: .\(method))",
+                    reason: "the key path names no stored attribute of \(T.entityName) or of an object it reaches through to-one relationships")
+            }
+            stringOrder = method == .localizedStandard ? .localizedStandard : .localized
+            key = .property(PropertyReference(path: path))
+        } else if keyPath == \T.persistentModelID {
             key = .identifier
         } else if let path = SortKeyPaths.propertyPath(of: keyPath, in: T.self) {
             key = .property(PropertyReference(path: path))
@@ -43,10 +52,14 @@ enum SortKeyPaths {
         if let property = type._$persistentProperties.first(where: { $0.keyPath == keyPath }) {
             return property.attribute != nil ? [property.name] : nil
         }
-        let description = String(describing: keyPath)
+        return propertyPath(description: Substring(String(describing: keyPath)), in: type)
+    }
+
+    /// The property names of a key path rooted at `type`, from its description.
+    static func propertyPath(description: Substring, in type: any PersistentModel.Type) -> [String]? {
         let prefix = rootPrefix(of: type)
         guard description.hasPrefix(prefix) else { return nil }
-        return match(Substring(description.dropFirst(prefix.count)), in: type, depth: 0)
+        return match(description.dropFirst(prefix.count), in: type, depth: 0)
     }
 
     private static func match(_ rest: Substring, in type: any PersistentModel.Type, depth: Int) -> [String]? {
