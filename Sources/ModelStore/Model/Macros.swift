@@ -23,7 +23,7 @@
     member,
     names: named(_$modelState), named(_$modelStateIfMade), named(_$fetchedRow), named(_$makeModelState),
     named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
-    named(withMutation), named(_$constraints), named(_$originalEntityName))
+    named(withMutation), named(_$constraints), named(_$originalEntityName), named(_$Ordinals))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model(originalName: String? = nil) = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")
@@ -71,7 +71,7 @@ public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
 /// Makes one stored property tracked; added by `@Model`, not written by hand.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
-public macro _PersistedProperty(_ ordinal: Int) =
+public macro _PersistedProperty(_ ordinal: Int, afterSuperclass: Bool = false) =
     #externalMacro(module: "ModelStoreMacros", type: "PersistedPropertyMacro")
 
 /// Options for a stored property of a `@Model` class, as in SwiftData.
