@@ -97,3 +97,27 @@ struct InheritanceTests {
         _ = try ModelContainer(for: Vehicle.self, configurations: ModelConfiguration(isStoredInMemoryOnly: true))
     }
 }
+
+@Suite("Class inheritance: predicates")
+struct InheritancePredicateTests {
+    @Test("Foundation's #Predicate accepts `is` and `as?` on @Model subclasses, and evaluates them in memory")
+    func typeCheckAndCastPredicates() throws {
+        let car: Vehicle = Car(name: "Golf", doors: 4)
+        let motorcycle: Vehicle = Motorcycle(name: "Vespa", displacement: 125)
+        let isCar = #Predicate<Vehicle> { $0 is Car }
+        #expect(try isCar.evaluate(car))
+        #expect(try !isCar.evaluate(motorcycle))
+        let fourDoors = #Predicate<Vehicle> { vehicle in
+            if let car = vehicle as? Car {
+                car.doors == 4
+            } else {
+                false
+            }
+        }
+        #expect(try fourDoors.evaluate(car))
+        #expect(try !fourDoors.evaluate(motorcycle))
+        // A subclass's predicate reaches the inherited properties.
+        let named = #Predicate<Car> { $0.name == "Golf" && $0.doors > 2 }
+        #expect(try named.evaluate(Car(name: "Golf", doors: 4)))
+    }
+}
