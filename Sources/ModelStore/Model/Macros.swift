@@ -11,6 +11,11 @@
 /// `@Model(originalName: "Journey")` renames an entity: a migration renames
 /// the table "Journey" to the class's name instead of creating a new one.
 ///
+/// A `@Model` class may inherit from another `@Model` class (`@Model class
+/// Car: Vehicle`): its entity's superentity is its superclass's, and it
+/// overrides the generated members instead of redeclaring them. See README,
+/// "Class inheritance", for what a container supports of hierarchies today.
+///
 /// ```swift
 /// @Model final class Trip {
 ///     @Attribute(.unique) var name: String
@@ -69,6 +74,8 @@ public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
     #externalMacro(module: "ModelStoreMacros", type: "IndexMacro")
 
 /// Makes one stored property tracked; added by `@Model`, not written by hand.
+/// `afterSuperclass: true` (a `@Model` subclass's property) counts the
+/// ordinal from the end of the superclass's properties.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
 public macro _PersistedProperty(_ ordinal: Int, afterSuperclass: Bool = false) =
