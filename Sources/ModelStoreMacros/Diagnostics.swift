@@ -61,6 +61,13 @@ struct ModelDiagnostic: DiagnosticMessage {
     static let originalNameArgument = Self(
         "originalNameArgument", "'@Model(originalName:)' takes a string literal")
 
+    static func subclassEntityOptions(_ name: String) -> Self {
+        Self(
+            "subclassEntityOptions",
+            "'@Model' subclass '\(name)' cannot declare #Unique, #Index or originalName: "
+                + "its objects are stored in its root class's table; declare them on the root class")
+    }
+
     static func lazyProperty(_ name: String) -> Self {
         Self("lazyProperty", "lazy property '\(name)' cannot be persisted; mark it @Transient")
     }

@@ -67,10 +67,21 @@ extension ModelMacro: MemberMacro {
         diagnostics += properties.diagnostics
         let constraints = ModelConstraints(model.memberBlock.members)
         diagnostics += constraints.diagnostics
-        return ModelMembers(
+        var members = ModelMembers(
             type: model.name.trimmed, properties: properties.persisted, constraints: constraints.entries,
-            originalName: originalName(of: node, diagnostics: &diagnostics)
-        ).declarations
+            originalName: originalName(of: node, diagnostics: &diagnostics))
+        members.isFinal = model.modifiers.contains(.final)
+        if let superclass = ModelSuperclass.superclass(of: model) {
+            members.superclass = superclass
+            // The entity's name and constraints live in static members that a
+            // subclass cannot override; its table is its root class's.
+            if !members.constraints.isEmpty || members.originalName != nil {
+                diagnostics.append(Diagnostic(at: node, .subclassEntityOptions(model.name.text)))
+                members.constraints = []
+                members.originalName = nil
+            }
+        }
+        return members.declarations
     }
 }
 
@@ -103,6 +114,9 @@ extension ModelMacro: MemberAttributeMacro {
             let property = ModelProperties(model.memberBlock.members).property(declaredBy: variable),
             !property.isConstant
         else { return [] }
+        if ModelSuperclass.superclass(of: model) != nil {
+            return ["@ModelStore._PersistedProperty(\(literal: property.ordinal), afterSuperclass: true)"]
+        }
         return ["@ModelStore._PersistedProperty(\(literal: property.ordinal))"]
     }
 }
@@ -117,7 +131,9 @@ extension ModelMacro: ExtensionMacro {
     ) throws -> [ExtensionDeclSyntax] {
         // The compiler passes only the conformances the type still lacks; the
         // syntactic check covers tools (and tests) that pass all of them.
-        guard let model = modelClass(declaration), !protocols.isEmpty else { return [] }
+        // A subclass has its superclass's conformance.
+        guard let model = modelClass(declaration), !protocols.isEmpty, ModelSuperclass.superclass(of: model) == nil
+        else { return [] }
         let inherited = model.inheritanceClause?.inheritedTypes ?? []
         if inherited.contains(where: { $0.type.isNamed("PersistentModel") }) { return [] }
         return [try ExtensionDeclSyntax("extension \(type.trimmed): ModelStore.PersistentModel {}")]

@@ -12,8 +12,16 @@ struct ModelMembers {
     var constraints: [String] = []
     /// The string literal of `@Model(originalName:)`, quotes included.
     var originalName: String? = nil
+    /// The `@Model` superclass, for a subclass (see ``ModelSuperclass``).
+    var superclass: TypeSyntax? = nil
+    /// True for a `final class`: its property table need not be overridable.
+    var isFinal = true
 
     var declarations: [DeclSyntax] {
+        if superclass != nil {
+            // The state, its accessors and the conformance are inherited.
+            return [ordinalBase, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+        }
         var result = modelState + [rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
         // Only when declared, so that a class without them expands as before
         // (the protocol's defaults answer for it).
@@ -71,6 +79,24 @@ struct ModelMembers {
         ]
     }
 
+    /// A subclass's properties take the ordinals after its superclass's
+    /// (the whole hierarchy's properties share one ordinal space per object:
+    /// dirty bits, faults and row columns), so they are numbered from the
+    /// superclass's property count, computed once.
+    private var ordinalBase: DeclSyntax {
+        """
+        private enum _$Ordinals {
+        static let base = ModelStore._$superclassPropertyCount(of: \(superclass?.trimmed ?? "Never").self)
+        }
+        """
+    }
+
+    /// The ordinal of a property as generated code spells it: a literal, or
+    /// for a subclass an offset from the superclass's count.
+    private func ordinal(_ property: PersistedProperty) -> String {
+        superclass == nil ? "\(property.ordinal)" : "_$Ordinals.base + \(property.ordinal)"
+    }
+
     /// `T.self` for a property's type: as written, or, for a declaration that
     /// leaves the type to inference (`var created = Date()`), through its key
     /// path, which carries the type the compiler inferred.
@@ -95,9 +121,12 @@ struct ModelMembers {
     /// this one is (a loaded to-one) cannot take its place.
     private var rowInitializer: DeclSyntax {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
-            "\(raw: field(property)) = try row.value(at: \(literal: property.ordinal), as: \(raw: metatype(property)))"
+            "\(raw: field(property)) = try row.value(at: \(raw: ordinal(property)), as: \(raw: metatype(property)))"
         }
-        let keepRow: CodeBlockItemSyntax = "self._$fetchedRow = row.fetchedRow()"
+        // A subclass reads its own properties, then lets its superclass read
+        // the rest and keep the row (still last).
+        let keepRow: CodeBlockItemSyntax =
+            superclass == nil ? "self._$fetchedRow = row.fetchedRow()" : "try super.init(_$row: row)"
         let body = CodeBlockItemListSyntax((assignments + [keepRow]).map { $0.with(\.leadingTrivia, .newline) })
         return """
             public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
@@ -113,10 +142,20 @@ struct ModelMembers {
             "case \(property.ordinal):\n"
                 + "try statement.bindValue(\(field(property)), as: \(metatype(property)), at: index)"
         }
-        let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
+        guard superclass != nil else {
+            let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
+            return """
+                public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                switch ordinal {
+                \(raw: body)
+                }
+                }
+                """
+        }
+        let body = (cases + ["default:\ntry super._$bindValue(ordinal, to: statement, at: index)"]).joined(separator: "\n")
         return """
-            public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
-            switch ordinal {
+            public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+            switch ordinal - _$Ordinals.base {
             \(raw: body)
             }
             }
@@ -132,7 +171,7 @@ struct ModelMembers {
             let originalName = property.originalName?.trimmedDescription ?? "nil"
             return "ModelStore.PropertyMetadata.attribute(name: \"\(property.name)\", "
                 + "keyPath: \\\(type.text).\(property.identifier.text), "
-                + "type: \(metatype(property)), ordinal: \(property.ordinal), "
+                + "type: \(metatype(property)), ordinal: \(ordinal(property)), "
                 + "options: [\(options)], originalName: \(originalName)"
                 + (property.defaultValue.map { value in
                     ", defaultValue: { \(value.trimmedDescription) }"
@@ -140,8 +179,17 @@ struct ModelMembers {
                 } ?? ")")
         }
         let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
+        // A class that may be subclassed answers through dynamic dispatch, so
+        // that `T._$persistentProperties` with `T` a subclass is the subclass's.
+        if superclass != nil {
+            return """
+                public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                super._$persistentProperties + \(raw: array)
+                }
+                """
+        }
         return """
-            public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
             \(raw: array)
             }
             """
@@ -158,7 +206,7 @@ struct ModelMembers {
         let options = arguments.filter { $0.label.isEmpty }.map(\.expression.trimmedDescription).joined(separator: ", ")
         return "ModelStore.PropertyMetadata.relationship(name: \"\(property.name)\", "
             + "keyPath: \\\(type.text).\(property.identifier.text), "
-            + "type: \(metatype(property)), ordinal: \(property.ordinal), "
+            + "type: \(metatype(property)), ordinal: \(ordinal(property)), "
             + "options: [\(options)], deleteRule: \(argument("deleteRule", default: ".nullify")), "
             + "minimumModelCount: \(argument("minimumModelCount", default: "nil")), "
             + "maximumModelCount: \(argument("maximumModelCount", default: "nil")), "

@@ -101,13 +101,21 @@ extension PersistedPropertyMacro: AccessorMacro {
     }
 
     /// The ordinal argument, which must be a plain integer literal: it becomes
-    /// part of the generated code and indexes the dirty bits.
-    private static func ordinal(of node: AttributeSyntax) -> IntegerLiteralExprSyntax? {
-        guard case .argumentList(let arguments) = node.arguments, arguments.count == 1,
+    /// part of the generated code and indexes the dirty bits. With
+    /// `afterSuperclass: true` (a property of a `@Model` subclass) it counts
+    /// from the superclass's properties, whose number `@Model` keeps in the
+    /// subclass's `_$Ordinals.base`.
+    private static func ordinal(of node: AttributeSyntax) -> ExprSyntax? {
+        guard case .argumentList(let arguments) = node.arguments, (1...2).contains(arguments.count),
             let argument = arguments.first, argument.label == nil,
             let literal = argument.expression.as(IntegerLiteralExprSyntax.self)
         else { return nil }
-        return literal.trimmed
+        guard arguments.count == 2 else { return ExprSyntax(literal.trimmed) }
+        guard let flag = arguments.last, flag.label?.text == "afterSuperclass",
+            let value = flag.expression.as(BooleanLiteralExprSyntax.self)
+        else { return nil }
+        if value.literal.tokenKind == .keyword(.false) { return ExprSyntax(literal.trimmed) }
+        return "(_$Ordinals.base + \(literal.trimmed))"
     }
 }
 

@@ -61,7 +61,7 @@ let modelStateMembers = """
 
 /// The members `@Model` adds to a class with no persisted property, which
 /// every test that only cares about the properties can splice in.
-func emptyModelMembers(_ type: String) -> String {
+func emptyModelMembers(_ type: String, propertyTable: String = "static") -> String {
     """
         \(modelStateMembers)
 
@@ -76,7 +76,7 @@ func emptyModelMembers(_ type: String) -> String {
             }
         }
 
-        public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+        public \(propertyTable) var _$persistentProperties: [ModelStore.PropertyMetadata] {
             []
         }
 

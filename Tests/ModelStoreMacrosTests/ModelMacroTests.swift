@@ -161,7 +161,7 @@ struct ModelMacroTests {
                     @Transient lazy var formatter = Formatter()
                     @ObservationIgnored var ignored = 0
 
-                \(emptyModelMembers("Settings"))
+                \(emptyModelMembers("Settings", propertyTable: "class"))
                 }
 
                 extension Settings: ModelStore.PersistentModel {
@@ -446,7 +446,7 @@ struct ModelMacroTests {
             expandedSource: """
                 class Node: CustomStringConvertible {
 
-                \(emptyModelMembers("Node"))
+                \(emptyModelMembers("Node", propertyTable: "class"))
                 }
 
                 extension Node: ModelStore.PersistentModel {

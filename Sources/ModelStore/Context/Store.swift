@@ -49,6 +49,7 @@ final class Store: Sendable {
         toleratingForeignObjects: Bool = false
     ) throws {
         try schema.validate()
+        try schema.checkHierarchiesStorable()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
         self.schema = schema
@@ -113,6 +114,7 @@ final class Store: Sendable {
     /// stage: no checks, every context shares the connection.
     init(migrating connection: Connection, configuration: ModelConfiguration, schema: Schema, identifier: String) throws {
         try schema.validate()
+        try schema.checkHierarchiesStorable()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
         self.schema = schema

@@ -11,6 +11,11 @@
 /// `@Model(originalName: "Journey")` renames an entity: a migration renames
 /// the table "Journey" to the class's name instead of creating a new one.
 ///
+/// A `@Model` class may inherit from another `@Model` class (`@Model class
+/// Car: Vehicle`): its entity's superentity is its superclass's, and it
+/// overrides the generated members instead of redeclaring them. See README,
+/// "Class inheritance", for what a container supports of hierarchies today.
+///
 /// ```swift
 /// @Model final class Trip {
 ///     @Attribute(.unique) var name: String
@@ -23,7 +28,7 @@
     member,
     names: named(_$modelState), named(_$modelStateIfMade), named(_$fetchedRow), named(_$makeModelState),
     named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
-    named(withMutation), named(_$constraints), named(_$originalEntityName))
+    named(withMutation), named(_$constraints), named(_$originalEntityName), named(_$Ordinals))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model(originalName: String? = nil) = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")
@@ -69,9 +74,11 @@ public macro Index<T: PersistentModel>(_ indices: Schema.Index<T>.Types<T>...) =
     #externalMacro(module: "ModelStoreMacros", type: "IndexMacro")
 
 /// Makes one stored property tracked; added by `@Model`, not written by hand.
+/// `afterSuperclass: true` (a `@Model` subclass's property) counts the
+/// ordinal from the end of the superclass's properties.
 @attached(accessor, names: named(init), named(get), named(set), named(_modify))
 @attached(peer, names: prefixed(_))
-public macro _PersistedProperty(_ ordinal: Int) =
+public macro _PersistedProperty(_ ordinal: Int, afterSuperclass: Bool = false) =
     #externalMacro(module: "ModelStoreMacros", type: "PersistedPropertyMacro")
 
 /// Options for a stored property of a `@Model` class, as in SwiftData.

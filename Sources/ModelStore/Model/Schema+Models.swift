@@ -1,6 +1,8 @@
 extension Schema {
     /// Creates a schema from model classes, as SwiftData's `Schema(_:version:)`.
-    /// The classes that relationships lead to are included too.
+    /// The classes that relationships lead to are included too, and so are
+    /// the `@Model` superclasses of those given (`Schema([Car.self])` holds
+    /// `Vehicle` as well), each before its subclasses.
     ///
     /// ```swift
     /// let schema = Schema([Trip.self])   // also Stop, Tag, … reached through relationships
@@ -14,7 +16,12 @@ extension Schema {
         var pending = types
         while !pending.isEmpty {
             let type = pending.removeFirst()
-            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            guard !seen.contains(ObjectIdentifier(type)) else { continue }
+            if let superclass = type._$superentityType, !seen.contains(ObjectIdentifier(superclass)) {
+                pending.insert(contentsOf: [superclass, type], at: 0)
+                continue
+            }
+            seen.insert(ObjectIdentifier(type))
             ordered.append(type)
             pending += type._$persistentProperties.compactMap(\.destinationType)
         }
@@ -46,6 +53,7 @@ extension Schema.Entity {
         let properties = modelType._$persistentProperties
         self.init(name: modelType.entityName, modelType: modelType, properties: properties)
         originalName = modelType._$originalEntityName
+        superentityName = modelType._$superentityType?.entityName
         for constraint in modelType._$constraints {
             switch constraint {
             case .unique(let names): uniqueConstraints.append(names)

@@ -20,6 +20,11 @@ extension Schema {
         /// The name the entity had in an earlier schema version
         /// (`@Model(originalName:)`), so that a migration renames its table.
         public var originalName: String?
+        /// The name of the entity this one inherits from (its model class's
+        /// `@Model` superclass), as SwiftData's `Schema.Entity.superentityName`;
+        /// nil for a root entity. A subentity's `attributes` and
+        /// `relationships` include the inherited ones, first, as Core Data's do.
+        public var superentityName: String?
         /// The properties with their accessors, when the entity was built from
         /// a model class; empty when it was read from a store's record.
         public var properties: [PropertyMetadata] { runtime?.properties ?? [] }
@@ -33,15 +38,16 @@ extension Schema {
         }
 
         private enum CodingKeys: String, CodingKey {
-            case name, attributes, relationships, uniqueConstraints, indexes, originalName
+            case name, attributes, relationships, uniqueConstraints, indexes, originalName, superentityName
         }
 
         /// Creates an entity from descriptions alone, as read from a store's
         /// record or built by a migration.
         public init(
             name: String, attributes: [Attribute], relationships: [Relationship] = [], uniqueConstraints: [[String]] = [],
-            indexes: [[String]] = [], originalName: String? = nil
+            indexes: [[String]] = [], originalName: String? = nil, superentityName: String? = nil
         ) {
+            self.superentityName = superentityName
             self.name = name
             self.attributes = attributes
             self.relationships = relationships
@@ -69,11 +75,12 @@ extension Schema {
             uniqueConstraints = try container.decodeIfPresent([[String]].self, forKey: .uniqueConstraints) ?? []
             indexes = try container.decodeIfPresent([[String]].self, forKey: .indexes) ?? []
             originalName = try container.decodeIfPresent(String.self, forKey: .originalName)
+            superentityName = try container.decodeIfPresent(String.self, forKey: .superentityName)
         }
 
         /// Writes the entity into a schema record.
         /// - Throws: `EncodingError`, which plain schema values do not cause.
-        // Relationships, constraints, indexes and the original name are written
+        // Relationships, constraints, indexes, the original name and the superentity are written
         // only when there are some, so that the record (and fingerprint) of an
         // entity without any is unchanged.
         public func encode(to encoder: any Encoder) throws {
@@ -84,6 +91,7 @@ extension Schema {
             if !uniqueConstraints.isEmpty { try container.encode(uniqueConstraints, forKey: .uniqueConstraints) }
             if !indexes.isEmpty { try container.encode(indexes, forKey: .indexes) }
             try container.encodeIfPresent(originalName, forKey: .originalName)
+            try container.encodeIfPresent(superentityName, forKey: .superentityName)
         }
 
         /// The relationship with this name, if any.
@@ -118,7 +126,7 @@ extension Schema {
         public static func == (lhs: Entity, rhs: Entity) -> Bool {
             lhs.name == rhs.name && lhs.attributes == rhs.attributes && lhs.relationships == rhs.relationships
                 && lhs.uniqueConstraints == rhs.uniqueConstraints && lhs.indexes == rhs.indexes
-                && lhs.originalName == rhs.originalName
+                && lhs.originalName == rhs.originalName && lhs.superentityName == rhs.superentityName
         }
     }
 

@@ -29,6 +29,7 @@ extension Schema {
                 }
             }
         }
+        try validateHierarchy()
         for entity in entities {
             for (kind, lists) in [("#Unique", entity.uniqueConstraints), ("#Index", entity.indexes)] {
                 for names in lists {
