@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import CompilerPluginSupport
 import PackageDescription
 
@@ -81,6 +81,23 @@ let package = Package(
         .testTarget(
             name: "SwiftDataShapeTests",
             dependencies: ["ModelStore"]
+        ),
+        // Models that the module's default isolation puts on the main actor,
+        // as Xcode 26 does for new app targets; in Swift 6 mode, and the same
+        // files (symbolic links) in Swift 5 mode with warnings as errors, so
+        // that a warning in what @Model generates fails the build. The flag
+        // is this target's own; it does not reach the library.
+        .testTarget(
+            name: "MainActorModelsTests",
+            dependencies: ["ModelStore"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .testTarget(
+            name: "MainActorModelsSwift5Tests",
+            dependencies: ["ModelStore"],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self), .swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"]),
+            ]
         ),
         .testTarget(
             name: "ModelStoreMacrosTests",

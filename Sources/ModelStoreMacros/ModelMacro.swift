@@ -136,6 +136,9 @@ extension ModelMacro: ExtensionMacro {
         else { return [] }
         let inherited = model.inheritanceClause?.inheritedTypes ?? []
         if inherited.contains(where: { $0.type.isNamed("PersistentModel") }) { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): ModelStore.PersistentModel {}")]
+        // `nonisolated`: a main-actor-isolated class (by attribute or by the
+        // module's default isolation) would otherwise get a main-actor
+        // conformance, which the library's nonisolated code cannot use.
+        return [try ExtensionDeclSyntax("nonisolated extension \(type.trimmed): nonisolated ModelStore.PersistentModel {}")]
     }
 }

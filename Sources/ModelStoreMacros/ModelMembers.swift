@@ -28,15 +28,17 @@ struct ModelMembers {
         if !constraints.isEmpty {
             result.append(
                 """
-                public static var _$constraints: [ModelStore.Schema.Constraint] {
+                nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                ModelStore._$formingKeyPaths {
                 [\(raw: constraints.joined(separator: ", "))]
+                }
                 }
                 """)
         }
         if let originalName {
             result.append(
                 """
-                public static var _$originalEntityName: Swift.String? {
+                nonisolated public static var _$originalEntityName: Swift.String? {
                 \(raw: originalName)
                 }
                 """)
@@ -57,12 +59,20 @@ struct ModelMembers {
     /// more than the accessor; an object is confined to its context's
     /// isolation domain, and the library never holds an access to them
     /// across a call.
+    ///
+    /// Every member that a `PersistentModel` requirement or the library uses
+    /// is nonisolated, and the fields are `nonisolated(unsafe)`, so that a
+    /// model isolated to the main actor (explicitly, or by a module's default
+    /// isolation) still conforms without isolation: the requirements are
+    /// called from the library's nonisolated code. The same confinement
+    /// makes it sound: the library touches an object only where its context
+    /// is used, which for such a model is the main actor.
     private var modelState: [DeclSyntax] {
         [
-            "@exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil",
-            "@exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()",
+            "@exclusivity(unchecked) nonisolated(unsafe) public var _$modelStateIfMade: ModelStore.ModelState? = nil",
+            "@exclusivity(unchecked) nonisolated(unsafe) public var _$fetchedRow = ModelStore.FetchedRow()",
             """
-            public var _$modelState: ModelStore.ModelState {
+            nonisolated public var _$modelState: ModelStore.ModelState {
             _read {
             if _$modelStateIfMade == nil {
             _$makeModelState()
@@ -72,7 +82,7 @@ struct ModelMembers {
             }
             """,
             """
-            @inline(never) private func _$makeModelState() {
+            @inline(never) nonisolated private func _$makeModelState() {
             _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
             }
             """,
@@ -85,7 +95,7 @@ struct ModelMembers {
     /// superclass's property count, computed once.
     private var ordinalBase: DeclSyntax {
         """
-        private enum _$Ordinals {
+        private nonisolated enum _$Ordinals {
         static let base = ModelStore._$superclassPropertyCount(of: \(superclass?.trimmed ?? "Never").self)
         }
         """
@@ -102,7 +112,7 @@ struct ModelMembers {
     /// path, which carries the type the compiler inferred.
     private func metatype(_ property: PersistedProperty) -> String {
         if let type = property.type { return "(\(type.trimmedDescription)).self" }
-        return "ModelStore._$valueType(of: \\\(type.text).\(property.identifier.text))"
+        return "ModelStore._$valueType(of: { \\\(type.text).\(property.identifier.text) })"
     }
 
     /// The stored field of a property: the backing field of a tracked `var`,
@@ -129,7 +139,7 @@ struct ModelMembers {
             superclass == nil ? "self._$fetchedRow = row.fetchedRow()" : "try super.init(_$row: row)"
         let body = CodeBlockItemListSyntax((assignments + [keepRow]).map { $0.with(\.leadingTrivia, .newline) })
         return """
-            public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
+            nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
             }
             """
     }
@@ -145,7 +155,7 @@ struct ModelMembers {
         guard superclass != nil else {
             let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
             return """
-                public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                 switch ordinal {
                 \(raw: body)
                 }
@@ -154,7 +164,7 @@ struct ModelMembers {
         }
         let body = (cases + ["default:\ntry super._$bindValue(ordinal, to: statement, at: index)"]).joined(separator: "\n")
         return """
-            public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+            nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal - _$Ordinals.base {
             \(raw: body)
             }
@@ -183,14 +193,18 @@ struct ModelMembers {
         // that `T._$persistentProperties` with `T` a subclass is the subclass's.
         if superclass != nil {
             return """
-                public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                super._$persistentProperties + \(raw: array)
+                nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                super._$persistentProperties + ModelStore._$formingKeyPaths {
+                \(raw: array)
+                }
                 }
                 """
         }
         return """
-            public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            nonisolated public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            ModelStore._$formingKeyPaths {
             \(raw: array)
+            }
             }
             """
     }

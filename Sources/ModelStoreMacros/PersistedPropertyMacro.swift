@@ -132,7 +132,13 @@ extension PersistedPropertyMacro: PeerMacro {
             pattern: IdentifierPatternSyntax(identifier: .identifier("_\(name.bareName)")),
             typeAnnotation: binding.typeAnnotation?.trimmed,
             initializer: binding.initializer?.trimmed)
-        let modifiers = variable.modifiers.withoutAccessControl.map { $0.trimmedDescription + " " }.joined()
-        return ["@ModelStore.Transient private \(raw: modifiers)var \(storage)"]
+        let modifiers = variable.modifiers.withoutAccessControl
+            .filter { $0.name.tokenKind != .keyword(.nonisolated) }
+            .map { $0.trimmedDescription + " " }.joined()
+        // `nonisolated(unsafe)`: the generated row initializer and
+        // `_$bindValue` are nonisolated (see `ModelMembers.modelState`) and
+        // touch the field directly; the property itself keeps the class's
+        // isolation, so app code still reaches the value only through it.
+        return ["@ModelStore.Transient nonisolated(unsafe) private \(raw: modifiers)var \(storage)"]
     }
 }

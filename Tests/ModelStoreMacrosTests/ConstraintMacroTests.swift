@@ -22,12 +22,14 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Visit"))
 
-                    public static var _$constraints: [ModelStore.Schema.Constraint] {
-                        [.unique(["place", "day"]), .unique(["code"]), .index(["day"])]
+                    nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                        ModelStore._$formingKeyPaths {
+                            [.unique(["place", "day"]), .unique(["code"]), .index(["day"])]
+                        }
                     }
                 }
 
-                extension Visit: ModelStore.PersistentModel {
+                nonisolated extension Visit: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             macros: macros
@@ -47,12 +49,14 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Place"))
 
-                    public static var _$constraints: [ModelStore.Schema.Constraint] {
-                        [.index(["name"]), .index(["latitude", "longitude"])]
+                    nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                        ModelStore._$formingKeyPaths {
+                            [.index(["name"]), .index(["latitude", "longitude"])]
+                        }
                     }
                 }
 
-                extension Place: ModelStore.PersistentModel {
+                nonisolated extension Place: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             macros: macros
@@ -71,12 +75,12 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Trip"))
 
-                    public static var _$originalEntityName: Swift.String? {
+                    nonisolated public static var _$originalEntityName: Swift.String? {
                         "Journey"
                     }
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             macros: macros
@@ -98,7 +102,7 @@ struct ConstraintMacroTests {
                 \(emptyModelMembers("Visit"))
                 }
 
-                extension Visit: ModelStore.PersistentModel {
+                nonisolated extension Visit: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [

@@ -20,16 +20,20 @@ struct InferenceMacroTests {
 
                     \(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
-                        self._created = try row.value(at: 0, as: ModelStore._$valueType(of: \\Entry.created))
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                        self._created = try row.value(at: 0, as: ModelStore._$valueType(of: {
+                                    \\Entry.created
+                                }))
                         self.number = try row.value(at: 1, as: (Int).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
-                            try statement.bindValue(self._created, as: ModelStore._$valueType(of: \\Entry.created), at: index)
+                            try statement.bindValue(self._created, as: ModelStore._$valueType(of: {
+                                        \\Entry.created
+                                    }), at: index)
                         case 1:
                             try statement.bindValue(self.number, as: (Int).self, at: index)
                         default:
@@ -37,13 +41,17 @@ struct InferenceMacroTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.attribute(name: "created", keyPath: \\Entry.created, type: ModelStore._$valueType(of: \\Entry.created), ordinal: 0, options: [], originalName: nil, defaultValue: {
-                                    Date()
-                                }),
-                            ModelStore.PropertyMetadata.attribute(name: "number", keyPath: \\Entry.number, type: (Int).self, ordinal: 1, options: [], originalName: nil)
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "created", keyPath: \\Entry.created, type: ModelStore._$valueType(of: {
+                                            \\Entry.created
+                                        }), ordinal: 0, options: [], originalName: nil, defaultValue: {
+                                        Date()
+                                    }),
+                                ModelStore.PropertyMetadata.attribute(name: "number", keyPath: \\Entry.number, type: (Int).self, ordinal: 1, options: [], originalName: nil)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Entry, _$Member>) {
@@ -59,7 +67,7 @@ struct InferenceMacroTests {
                     }
                 }
 
-                extension Entry: ModelStore.PersistentModel {
+                nonisolated extension Entry: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )

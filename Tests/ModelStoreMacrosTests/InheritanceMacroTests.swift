@@ -26,16 +26,16 @@ struct InheritanceMacroTests {
                         super.init(name: name)
                     }
 
-                    private enum _$Ordinals {
+                    private nonisolated enum _$Ordinals {
                         static let base = ModelStore._$superclassPropertyCount(of: Vehicle.self)
                     }
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._doors = try row.value(at: _$Ordinals.base + 0, as: (Int).self)
                         try super.init(_$row: row)
                     }
 
-                    public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal - _$Ordinals.base {
                         case 0:
                             try statement.bindValue(self._doors, as: (Int).self, at: index)
@@ -44,10 +44,12 @@ struct InheritanceMacroTests {
                         }
                     }
 
-                    public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        super._$persistentProperties + [
-                            ModelStore.PropertyMetadata.attribute(name: "doors", keyPath: \Car.doors, type: (Int).self, ordinal: _$Ordinals.base + 0, options: [], originalName: nil)
-                        ]
+                    nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        super._$persistentProperties + ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "doors", keyPath: \Car.doors, type: (Int).self, ordinal: _$Ordinals.base + 0, options: [], originalName: nil)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {
@@ -79,7 +81,7 @@ struct InheritanceMacroTests {
                 \(emptyModelMembers("Vehicle", propertyTable: "class"))
                 }
 
-                extension Vehicle: ModelStore.PersistentModel {
+                nonisolated extension Vehicle: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )
@@ -134,7 +136,7 @@ struct InheritanceMacroTests {
                         }
                     }
 
-                    @ModelStore.Transient private var _doors: Int
+                    @ModelStore.Transient nonisolated(unsafe) private var _doors: Int
                 }
                 """,
             macros: propertyMacros
@@ -151,23 +153,25 @@ struct InheritanceMacroTests {
             expandedSource: """
                 class Car: Vehicle {
 
-                    private enum _$Ordinals {
+                    private nonisolated enum _$Ordinals {
                         static let base = ModelStore._$superclassPropertyCount(of: Vehicle.self)
                     }
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         try super.init(_$row: row)
                     }
 
-                    public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal - _$Ordinals.base {
                         default:
                             try super._$bindValue(ordinal, to: statement, at: index)
                         }
                     }
 
-                    public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        super._$persistentProperties + []
+                    nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        super._$persistentProperties + ModelStore._$formingKeyPaths {
+                            []
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {

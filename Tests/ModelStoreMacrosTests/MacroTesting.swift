@@ -41,11 +41,11 @@ func assertExpansion(
 /// expected expansions to splice in: the first line at the splice's own
 /// indentation, the others four spaces in.
 let modelStateMembers = """
-    @exclusivity(unchecked) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+    @exclusivity(unchecked) nonisolated(unsafe) public var _$modelStateIfMade: ModelStore.ModelState? = nil
 
-        @exclusivity(unchecked) public var _$fetchedRow = ModelStore.FetchedRow()
+        @exclusivity(unchecked) nonisolated(unsafe) public var _$fetchedRow = ModelStore.FetchedRow()
 
-        public var _$modelState: ModelStore.ModelState {
+        nonisolated public var _$modelState: ModelStore.ModelState {
             _read {
                 if _$modelStateIfMade == nil {
                     _$makeModelState()
@@ -54,7 +54,7 @@ let modelStateMembers = """
             }
         }
 
-        @inline(never) private func _$makeModelState() {
+        @inline(never) nonisolated private func _$makeModelState() {
             _$modelStateIfMade = ModelStore.ModelState(fetched: _$fetchedRow)
         }
     """
@@ -65,19 +65,21 @@ func emptyModelMembers(_ type: String, propertyTable: String = "static") -> Stri
     """
         \(modelStateMembers)
 
-        public required init(_$row row: ModelStore.PersistentRow) throws {
+        nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
             self._$fetchedRow = row.fetchedRow()
         }
 
-        public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+        nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal {
             default:
                 break
             }
         }
 
-        public \(propertyTable) var _$persistentProperties: [ModelStore.PropertyMetadata] {
-            []
+        nonisolated public \(propertyTable) var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            ModelStore._$formingKeyPaths {
+                []
+            }
         }
 
         internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {

@@ -78,7 +78,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -109,7 +109,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -154,7 +154,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -178,7 +178,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Point"))
                 }
 
-                extension Point: ModelStore.PersistentModel {
+                nonisolated extension Point: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -202,7 +202,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -230,7 +230,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )
@@ -253,7 +253,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -279,7 +279,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -306,7 +306,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -331,7 +331,7 @@ struct ModelDiagnosticsTests {
                 \(emptyModelMembers("Trip"))
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """,
             diagnostics: [
@@ -360,13 +360,13 @@ struct ModelDiagnosticsTests {
 
                     \#(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._nights = try row.value(at: 1, as: (Int).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -377,11 +377,13 @@ struct ModelDiagnosticsTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "nights", keyPath: \Trip.nights, type: (Int).self, ordinal: 1, options: [], originalName: nil)
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [], originalName: nil),
+                                ModelStore.PropertyMetadata.attribute(name: "nights", keyPath: \Trip.nights, type: (Int).self, ordinal: 1, options: [], originalName: nil)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
@@ -397,7 +399,7 @@ struct ModelDiagnosticsTests {
                     }
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """#,
             diagnostics: [

@@ -45,7 +45,7 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._destination = try row.value(at: 1, as: (String).self)
                         self._startDate = try row.value(at: 2, as: (Date).self)
@@ -56,7 +56,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -77,20 +77,22 @@ struct ModelMacroTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [.unique], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "destination", keyPath: \Trip.destination, type: (String).self, ordinal: 1, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "startDate", keyPath: \Trip.startDate, type: (Date).self, ordinal: 2, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "budget", keyPath: \Trip.budget, type: (Budget?).self, ordinal: 3, options: [], originalName: nil),
-                            ModelStore.PropertyMetadata.attribute(name: "tags", keyPath: \Trip.tags, type: ([String]).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
-                                    []
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "status", keyPath: \Trip.status, type: (Status).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
-                                    .planned
-                                }, defaultKind: .member),
-                            ModelStore.PropertyMetadata.attribute(name: "notes", keyPath: \Trip.notes, type: (String?).self, ordinal: 6, options: [], originalName: "notes_text")
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [.unique], originalName: nil),
+                                ModelStore.PropertyMetadata.attribute(name: "destination", keyPath: \Trip.destination, type: (String).self, ordinal: 1, options: [], originalName: nil),
+                                ModelStore.PropertyMetadata.attribute(name: "startDate", keyPath: \Trip.startDate, type: (Date).self, ordinal: 2, options: [], originalName: nil),
+                                ModelStore.PropertyMetadata.attribute(name: "budget", keyPath: \Trip.budget, type: (Budget?).self, ordinal: 3, options: [], originalName: nil),
+                                ModelStore.PropertyMetadata.attribute(name: "tags", keyPath: \Trip.tags, type: ([String]).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
+                                        []
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "status", keyPath: \Trip.status, type: (Status).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
+                                        .planned
+                                    }, defaultKind: .member),
+                                ModelStore.PropertyMetadata.attribute(name: "notes", keyPath: \Trip.notes, type: (String?).self, ordinal: 6, options: [], originalName: "notes_text")
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
@@ -106,7 +108,7 @@ struct ModelMacroTests {
                     }
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """#
         )
@@ -125,7 +127,7 @@ struct ModelMacroTests {
                 \(emptyModelMembers("Empty"))
                 }
 
-                extension Empty: ModelStore.PersistentModel {
+                nonisolated extension Empty: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )
@@ -164,7 +166,7 @@ struct ModelMacroTests {
                 \(emptyModelMembers("Settings", propertyTable: "class"))
                 }
 
-                extension Settings: ModelStore.PersistentModel {
+                nonisolated extension Settings: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )
@@ -206,7 +208,7 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._count = try row.value(at: 0, as: (Swift.Int).self)
                         self._ratio = try row.value(at: 1, as: (Swift.Double).self)
                         self._title = try row.value(at: 2, as: (Swift.String).self)
@@ -218,7 +220,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._count, as: (Swift.Int).self, at: index)
@@ -241,31 +243,33 @@ struct ModelMacroTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Swift.Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
-                                    0
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Swift.Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
-                                    0.5
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (Swift.String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
-                                    "untitled"
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (Swift.String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
-                                    "n = \(1)"
-                                }),
-                            ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Swift.Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
-                                    true
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Swift.Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
-                                    -3
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Swift.Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
-                                    -0.25
-                                }, defaultKind: .literal),
-                            ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Swift.Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
+                                        0
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "ratio", keyPath: \Counter.ratio, type: (Swift.Double).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
+                                        0.5
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "title", keyPath: \Counter.title, type: (Swift.String).self, ordinal: 2, options: [], originalName: nil, defaultValue: {
+                                        "untitled"
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "label", keyPath: \Counter.label, type: (Swift.String).self, ordinal: 3, options: [], originalName: nil, defaultValue: {
+                                        "n = \(1)"
+                                    }),
+                                ModelStore.PropertyMetadata.attribute(name: "isOn", keyPath: \Counter.isOn, type: (Swift.Bool).self, ordinal: 4, options: [], originalName: nil, defaultValue: {
+                                        true
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "floor", keyPath: \Counter.floor, type: (Swift.Int).self, ordinal: 5, options: [], originalName: nil, defaultValue: {
+                                        -3
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "delta", keyPath: \Counter.delta, type: (Swift.Double).self, ordinal: 6, options: [], originalName: nil, defaultValue: {
+                                        -0.25
+                                    }, defaultKind: .literal),
+                                ModelStore.PropertyMetadata.attribute(name: "legacy", keyPath: \Counter.legacy, type: (String?).self, ordinal: 7, options: [], originalName: nil)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Counter, _$Member>) {
@@ -281,7 +285,7 @@ struct ModelMacroTests {
                     }
                 }
 
-                extension Counter: ModelStore.PersistentModel {
+                nonisolated extension Counter: nonisolated ModelStore.PersistentModel {
                 }
                 """#
         )
@@ -308,14 +312,14 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._stops = try row.value(at: 0, as: ([Stop]).self)
                         self._members = try row.value(at: 1, as: ([Person]?).self)
                         self._owner = try row.value(at: 2, as: (Person?).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._stops, as: ([Stop]).self, at: index)
@@ -328,12 +332,14 @@ struct ModelMacroTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.relationship(name: "stops", keyPath: \Trip.stops, type: ([Stop]).self, ordinal: 0, options: [], deleteRule: .cascade, minimumModelCount: nil, maximumModelCount: nil, originalName: nil, inverse: \Stop.trip, forwardsChanges: false),
-                            ModelStore.PropertyMetadata.relationship(name: "members", keyPath: \Trip.members, type: ([Person]?).self, ordinal: 1, options: [.unique], deleteRule: .nullify, minimumModelCount: 1, maximumModelCount: 3, originalName: "people", inverse: nil, forwardsChanges: true),
-                            ModelStore.PropertyMetadata.attribute(name: "owner", keyPath: \Trip.owner, type: (Person?).self, ordinal: 2, options: [], originalName: nil)
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.relationship(name: "stops", keyPath: \Trip.stops, type: ([Stop]).self, ordinal: 0, options: [], deleteRule: .cascade, minimumModelCount: nil, maximumModelCount: nil, originalName: nil, inverse: \Stop.trip, forwardsChanges: false),
+                                ModelStore.PropertyMetadata.relationship(name: "members", keyPath: \Trip.members, type: ([Person]?).self, ordinal: 1, options: [.unique], deleteRule: .nullify, minimumModelCount: 1, maximumModelCount: 3, originalName: "people", inverse: nil, forwardsChanges: true),
+                                ModelStore.PropertyMetadata.attribute(name: "owner", keyPath: \Trip.owner, type: (Person?).self, ordinal: 2, options: [], originalName: nil)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
@@ -349,7 +355,7 @@ struct ModelMacroTests {
                     }
                 }
 
-                extension Trip: ModelStore.PersistentModel {
+                nonisolated extension Trip: nonisolated ModelStore.PersistentModel {
                 }
                 """#
         )
@@ -373,13 +379,13 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    public required init(_$row row: ModelStore.PersistentRow) throws {
+                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
                         self._default = try row.value(at: 1, as: (Int).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._data, as: (Data).self, at: index)
@@ -390,13 +396,15 @@ struct ModelMacroTests {
                         }
                     }
 
-                    public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        [
-                            ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),
-                            ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
-                                    1
-                                }, defaultKind: .literal)
-                        ]
+                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                        ModelStore._$formingKeyPaths {
+                            [
+                                ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),
+                                ModelStore.PropertyMetadata.attribute(name: "default", keyPath: \Photo.`default`, type: (Int).self, ordinal: 1, options: [], originalName: nil, defaultValue: {
+                                        1
+                                    }, defaultKind: .literal)
+                            ]
+                        }
                     }
 
                     internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Photo, _$Member>) {
@@ -412,7 +420,7 @@ struct ModelMacroTests {
                     }
                 }
 
-                extension Photo: ModelStore.PersistentModel {
+                nonisolated extension Photo: nonisolated ModelStore.PersistentModel {
                 }
                 """#
         )
@@ -449,7 +457,7 @@ struct ModelMacroTests {
                 \(emptyModelMembers("Node", propertyTable: "class"))
                 }
 
-                extension Node: ModelStore.PersistentModel {
+                nonisolated extension Node: nonisolated ModelStore.PersistentModel {
                 }
                 """
         )

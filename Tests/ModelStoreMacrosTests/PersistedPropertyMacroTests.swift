@@ -61,7 +61,7 @@ struct PersistedPropertyMacroTests {
                 final class Trip {
                     var name: String \(accessors("name", ordinal: 0))
 
-                    @ModelStore.Transient private var _name: String
+                    @ModelStore.Transient nonisolated(unsafe) private var _name: String
                 }
                 """,
             macros: propertyMacros
@@ -71,8 +71,8 @@ struct PersistedPropertyMacroTests {
     @Test(
         "The initial value moves to the backing field",
         arguments: [
-            ("tags", ": [String] = []", ": [String]", "@ModelStore.Transient private var _tags: [String] = []"),
-            ("count", " = 0", "", "@ModelStore.Transient private var _count = 0"),
+            ("tags", ": [String] = []", ": [String]", "@ModelStore.Transient nonisolated(unsafe) private var _tags: [String] = []"),
+            ("count", " = 0", "", "@ModelStore.Transient nonisolated(unsafe) private var _count = 0"),
         ])
     func initialValueMoves(name: String, original: String, remaining: String, backing: String) {
         // The test expander drops the initializer from the now-computed
@@ -109,7 +109,26 @@ struct PersistedPropertyMacroTests {
                 final class Trip {
                     \(modifier) var budget: Budget? \(accessors("budget", ordinal: 1))
 
-                    @ModelStore.Transient private var _budget: Budget?
+                    @ModelStore.Transient nonisolated(unsafe) private var _budget: Budget?
+                }
+                """,
+            macros: propertyMacros
+        )
+    }
+
+    @Test("A nonisolated property's backing field is nonisolated(unsafe) once, not also nonisolated")
+    func nonisolatedProperty() {
+        assertExpansion(
+            """
+            final class Trip {
+                @_PersistedProperty(1) nonisolated var budget: Budget?
+            }
+            """,
+            expandedSource: """
+                final class Trip {
+                    nonisolated var budget: Budget? \(accessors("budget", ordinal: 1))
+
+                    @ModelStore.Transient nonisolated(unsafe) private var _budget: Budget?
                 }
                 """,
             macros: propertyMacros
@@ -128,7 +147,7 @@ struct PersistedPropertyMacroTests {
                 final class Trip {
                     var legacy: String! \(accessors("legacy", ordinal: 2))
 
-                    @ModelStore.Transient private var _legacy: String!
+                    @ModelStore.Transient nonisolated(unsafe) private var _legacy: String!
                 }
                 """,
             macros: propertyMacros
@@ -147,7 +166,7 @@ struct PersistedPropertyMacroTests {
                 final class Trip {
                     var name: String
 
-                    @ModelStore.Transient private var _name: String
+                    @ModelStore.Transient nonisolated(unsafe) private var _name: String
                 }
                 """,
             diagnostics: [

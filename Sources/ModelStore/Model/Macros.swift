@@ -130,12 +130,38 @@ public macro Relationship(
 @attached(peer)
 public macro Transient() = #externalMacro(module: "ModelStoreMacros", type: "TransientMacro")
 
-/// The type of the value `keyPath` leads to. `@Model` names a persisted
-/// property's type through it when the declaration leaves the type to
-/// inference (`var created = Date()`): the key path carries the type the
-/// compiler inferred, which the macro cannot see. Not for use in app code.
+/// The type of the value the key path that `keyPath` forms leads to.
+/// `@Model` names a persisted property's type through it when the
+/// declaration leaves the type to inference (`var created = Date()`): the
+/// key path carries the type the compiler inferred, which the macro cannot
+/// see. The closure is never called; it is `@MainActor` so that the generated
+/// nonisolated members may name a property of a main-actor-isolated model
+/// (see `_$formingKeyPaths`). Not for use in app code.
 @inlinable @inline(__always)
-public func _$valueType<Root, Value>(of keyPath: KeyPath<Root, Value>) -> Value.Type { Value.self }
+public func _$valueType<Root, Value>(of keyPath: @MainActor () -> KeyPath<Root, Value>) -> Value.Type { Value.self }
+
+/// Runs `body`, which forms key paths to a model's properties (and evaluates
+/// the initial values written in their declarations), from the nonisolated
+/// members `@Model` generates: the property table and the constraints.
+///
+/// A model may be isolated to the main actor (explicitly `@MainActor`, or by
+/// a module's default isolation), and Swift forms a key path to a
+/// main-actor-isolated property only on the main actor. The `PersistentModel`
+/// requirements are nonisolated, as a schema is built wherever a container is
+/// made. Forming a key path runs none of the property's code, so it is safe
+/// anywhere; applying it is not, and ModelStore applies a model's key paths
+/// only where the model's context is used, which for such a model is the main
+/// actor. The initial values are evaluated only by migrations and by the
+/// schema (for literals). So `body` is called here, on whatever thread asks,
+/// as a plain function: the same representation as a synchronous `@MainActor`
+/// closure, without the isolation that it does not need. Not for use in app
+/// code.
+@inlinable
+public func _$formingKeyPaths<Result>(_ body: @MainActor () -> Result) -> Result {
+    withoutActuallyEscaping(body) { body in
+        unsafeBitCast(body, to: (() -> Result).self)()
+    }
+}
 
 /// Turns an actor into a `ModelActor` that owns a context for background
 /// work, as SwiftData's `@ModelActor`: adds `modelContainer`,
