@@ -65,7 +65,9 @@ final class Store: Sendable {
         ).run()
         self.identifier = outcome.identifier
         self.foreignObjects = outcome.foreignObjects
-        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, outcome.identifier)
+        // A writable store was upgraded to the current format by opening.
+        let versionSelect: VersionSelect = outcome.formatVersion >= 3 ? .column : .absent
+        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, outcome.identifier, versionSelect)
     }
 
     /// A store over a migration's connection, for the contexts of a custom
@@ -81,17 +83,18 @@ final class Store: Sendable {
         isURI = false
         memoryAnchor = nil
         migrationConnection = MemoryAnchor(connection: connection)
-        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier)
+        // The format upgrade is the migration's first transaction.
+        (tablesByName, tablesByType, modelTypes) = Store.tables(schema, identifier, .column)
     }
 
-    private static func tables(_ schema: Schema, _ identifier: String) -> (
+    private static func tables(_ schema: Schema, _ identifier: String, _ versionSelect: VersionSelect) -> (
         [String: EntityTable], [ObjectIdentifier: EntityTable], [ObjectIdentifier: ModelType]
     ) {
         var byName: [String: EntityTable] = [:]
         var byType: [ObjectIdentifier: EntityTable] = [:]
         var types: [ObjectIdentifier: ModelType] = [:]
         for entity in schema.entities {
-            let table = EntityTable(entity: entity, storeIdentifier: identifier)
+            let table = EntityTable(entity: entity, storeIdentifier: identifier, versionSelect: versionSelect)
             byName[entity.name] = table
             if let type = entity.persistentModelType {
                 byType[ObjectIdentifier(type)] = table
