@@ -36,6 +36,9 @@ public final class DynamicStore {
     public var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
     let store: Store
     let connection: Connection
+    /// The changes of the write transaction in progress, recorded in the
+    /// store's history when it commits (see `writeTransaction`).
+    var history = HistoryRecorder()
 
     /// Opens the store at `path` with the schema it records.
     /// - Parameters:
