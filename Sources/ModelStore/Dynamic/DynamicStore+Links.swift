@@ -16,7 +16,8 @@ extension DynamicStore {
         try checkUnique(resolved.values, current: current, table: table, key: key)
         let ordinals = table.slots.indices.filter { table.slots[$0].column != nil && resolved.values[table.slots[$0].name] != nil }
         guard !ordinals.isEmpty else { return }
-        let statement = try connection.prepare(table.updateSQL(ordinals: ordinals))
+        let isNew = insertedRows.contains(ObjectID(entity: table.name, key: key))
+        let statement = try connection.prepare(table.updateSQL(ordinals: ordinals, bumpsVersion: !isNew))
         var index: Int32 = 1
         do {
             for ordinal in ordinals {
@@ -237,9 +238,10 @@ extension DynamicStore {
         _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
         connection: Connection
     ) throws {
+        let isNew = insertedRows.contains(ObjectID(entity: entity, key: row))
         try LinkWriter.setForeignKey(
-            column, of: entity, row: row, to: target, orderColumn: orderColumn, bumpsVersion: true, connection: connection)
-        history.record(.update, entity: entity, row: row, properties: [column])
+            column, of: entity, row: row, to: target, orderColumn: orderColumn, bumpsVersion: !isNew, connection: connection)
+        if !isNew { history.record(.update, entity: entity, row: row, properties: [column]) }
     }
 }
 

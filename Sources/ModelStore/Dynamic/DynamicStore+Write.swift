@@ -85,6 +85,7 @@ extension DynamicStore {
             throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
         }
         history.record(.insert, entity: table.name, row: key)
+        insertedRows.insert(ObjectID(entity: table.name, key: key))
         return key
     }
 
@@ -104,7 +105,11 @@ extension DynamicStore {
         guard !isReadOnly else { throw ModelStoreError.readOnlyStore(path: path) }
         var outcome: T?
         history = HistoryRecorder()
-        defer { history = HistoryRecorder() }
+        insertedRows = []
+        defer {
+            history = HistoryRecorder()
+            insertedRows = []
+        }
         do {
             try connection.transaction {
                 let result = try body()

@@ -97,11 +97,13 @@ final class EntityTable: Sendable {
     /// for the given ordinals (which must have columns), in ascending order.
     /// One statement shape per set of changed properties. With
     /// `checksVersion`, `AND _version = ?` follows: the save's optimistic
-    /// lock (no row changed: somebody else wrote or deleted it).
-    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals, checksVersion: Bool = false) -> String {
+    /// lock (no row changed: somebody else wrote or deleted it). Without
+    /// `bumpsVersion` (a dynamic edit completing a row it inserted in the
+    /// same transaction), the version stays.
+    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals, checksVersion: Bool = false, bumpsVersion: Bool = true) -> String {
         let version = quoteIdentifier(rowVersionColumn)
         let assignments = ordinals.compactMap { slots[$0].column }.map { "\(quoteIdentifier($0)) = ?" }
-            + ["\(version) = \(version) + 1"]
+            + (bumpsVersion ? ["\(version) = \(version) + 1"] : [])
         return "UPDATE \(quoteIdentifier(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             + (checksVersion ? " AND \(version) = ?" : "")
     }
