@@ -53,7 +53,7 @@ public enum StoreInspection {
                 case "_modelstore_migrations":
                     "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter FROM \(quoted)"
                 case "_modelstore_transactions":
-                    "SELECT token, author, bundleIdentifier FROM \(quoted)"
+                    "SELECT token, author FROM \(quoted)"
                 default: "SELECT * FROM \(quoted)"
                 }
             dump[table] = try connection.rows(sql).map { $0.joined(separator: "|") }.sorted()
