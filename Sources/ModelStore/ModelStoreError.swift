@@ -72,6 +72,12 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A path given as a migration snapshot of the store is not one (see
     /// `StoreMigrator.snapshots()`).
     case notASnapshot(path: String, store: String)
+    /// A save found objects whose rows another context or process changed
+    /// or deleted since this context read them (under `MergePolicy.error`,
+    /// or a custom policy that chose `.error`). Nothing was written, and the
+    /// context keeps its pending changes; `conflicts` lists every such
+    /// object with its properties' stored and unsaved values.
+    case saveConflicts(path: String, conflicts: [SaveConflict])
 
     public var description: String {
         switch self {
@@ -144,6 +150,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "cannot migrate \(path): \(reason)"
         case .notASnapshot(let path, let store):
             return "\(path) is not a migration snapshot of \(store) (store-tool snapshots \(store) lists them)"
+        case .saveConflicts(let path, let conflicts):
+            let shown = conflicts.prefix(10).map(\.description).joined(separator: "; ") + (conflicts.count > 10 ? "; …" : "")
+            return "save conflicts in \(path): \(shown); nothing was written and the changes are still pending "
+                + "(refetch or rollback and try again, or set the context's mergePolicy)"
         }
     }
 }

@@ -126,7 +126,7 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
 extension ModelStoreError {
     /// The `SwiftDataError` this error is an instance of, or nil when SwiftData
     /// has no such kind (a read-only store, a row deleted elsewhere, a save
-    /// SQLite refused, a type not in the schema, …).
+    /// conflict, a save SQLite refused, a type not in the schema, …).
     ///
     /// - `.notADatabase`, `.notAModelStore`, `.newerFormat`, `.cannotOpen`,
     ///   `.foreignSchemaObjects`, `.schemaMismatch`, `.invalidSchema`,
@@ -154,7 +154,8 @@ extension ModelStoreError {
             code = expression.hasPrefix("SortDescriptor") ? .unsupportedSortDescriptor : .unsupportedPredicate
         case .unknownProperty:
             code = .unsupportedKeyPath
-        case .readOnlyStore, .rowNotFound, .saveFailed, .entityNotInSchema, .escapingMutations, .notASnapshot:
+        case .readOnlyStore, .rowNotFound, .saveFailed, .entityNotInSchema, .escapingMutations, .notASnapshot,
+            .saveConflicts:
             return nil
         }
         return SwiftDataError(code, underlying: self)

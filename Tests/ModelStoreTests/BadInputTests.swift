@@ -155,7 +155,7 @@ struct BadInputTests {
             CREATE TABLE loose AS SELECT * FROM "Trip";
             DROP TABLE "Trip";
             CREATE TABLE "Trip" ("_pk" INTEGER PRIMARY KEY AUTOINCREMENT, "name", "destination", "startDate",
-                                 "budget", "tags", "status", "notes");
+                                 "budget", "tags", "status", "notes", "_version" INTEGER NOT NULL DEFAULT 1);
             INSERT INTO "Trip" SELECT * FROM loose;
             DROP TABLE loose;
             """)

@@ -109,7 +109,10 @@ struct ChangeTrackingTests {
         trip.status = .done
         try context.save()
         let updates = statements.filter { $0.hasPrefix("UPDATE") }
-        #expect(updates == [#"UPDATE "Trip" SET "destination" = ?, "status" = ? WHERE "_pk" = ?"#])
+        #expect(
+            updates == [
+                #"UPDATE "Trip" SET "destination" = ?, "status" = ?, "_version" = "_version" + 1 WHERE "_pk" = ? AND "_version" = ?"#
+            ])
         statements.removeAll()
         try context.save()
         #expect(statements.isEmpty, "a save without changes runs no SQL")
@@ -125,7 +128,7 @@ struct ChangeTrackingTests {
         trips[250].notes = "x"
         try context.save()
         #expect(statements.filter { $0.hasPrefix("UPDATE") }.count == 1)
-        #expect(statements.count == 3, "BEGIN, one UPDATE, COMMIT: \(statements)")
+        #expect(statements.count == 5, "BEGIN, one UPDATE, the history's transaction and change, COMMIT: \(statements)")
     }
 
     @Test func withObservationTrackingReportsModelChanges() throws {

@@ -35,8 +35,9 @@ public enum StoreInspection {
     }
 
     /// Every row of every table, as text sorted within each table, and the
-    /// file's schema; for `_modelstore_migrations`, only the columns that do
-    /// not depend on when the migration ran.
+    /// file's schema; for `_modelstore_migrations` and the history's
+    /// `_modelstore_transactions`, only the columns that do not depend on
+    /// when the migration or save ran (or in which process).
     public static func dump(_ path: String) throws -> [String: [String]] {
         try dump(RawConnection(path))
     }
@@ -48,8 +49,13 @@ public enum StoreInspection {
         for table in tables.map({ String($0[0].dropFirst(2)) }) {
             let quoted = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
             let sql =
-                table == "_modelstore_migrations"
-                ? "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter FROM \(quoted)" : "SELECT * FROM \(quoted)"
+                switch table {
+                case "_modelstore_migrations":
+                    "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter FROM \(quoted)"
+                case "_modelstore_transactions":
+                    "SELECT token, author FROM \(quoted)"
+                default: "SELECT * FROM \(quoted)"
+                }
             dump[table] = try connection.rows(sql).map { $0.joined(separator: "|") }.sorted()
         }
         return dump

@@ -158,13 +158,18 @@ enum LinkWriter {
     }
 
     /// Sets a to-one's foreign-key column of one row (nil clears it, with
-    /// its order column when given).
+    /// its order column when given). With `bumpsVersion`, the row's version
+    /// goes up (a dynamic edit of another row); a save's fix-up of a row it
+    /// has just written does not bump it twice.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and row.
     static func setForeignKey(
         _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
-        position: Int64? = nil, connection: Connection
+        position: Int64? = nil, bumpsVersion: Bool = false, connection: Connection
     ) throws {
         var assignments = "\(quoteIdentifier(column)) = ?"
+        if bumpsVersion {
+            assignments += ", \(quoteIdentifier(rowVersionColumn)) = \(quoteIdentifier(rowVersionColumn)) + 1"
+        }
         var values: [SQLiteValue] = [target.map(SQLiteValue.integer) ?? .null]
         if let orderColumn {
             assignments += ", \(quoteIdentifier(orderColumn)) = ?"

@@ -84,7 +84,7 @@ extension ModelContext {
         }
     }
 
-    private func restoreCommittedValues(of model: any PersistentModel) {
+    func restoreCommittedValues(of model: any PersistentModel) {
         let state = model._$modelState
         guard let properties = state.table?.entity.properties else { return }
         state.isApplyingStoredValues = true

@@ -302,9 +302,10 @@ extension ModelContext {
         unfetched: PropertyBitSet, from statement: Statement
     ) throws -> T {
         let link = stateLink(for: table)
+        let version = statement.int64(at: table.versionColumn)
         let (model, handOver) = try PersistentRow.make(
-            statement: statement, rowID: rowID, table: table, link: link, relationships: reader, unfetched: unfetched,
-            handOver: handOverSlot, T.init(_$row:))
+            statement: statement, rowID: rowID, version: version, table: table, link: link, relationships: reader,
+            unfetched: unfetched, handOver: handOverSlot, T.init(_$row:))
         switch handOver {
         case .fetchedRow:
             // The object keeps its row and makes its state when it needs it:
@@ -316,10 +317,11 @@ extension ModelContext {
             // The attached state lives as long as `model`; using it unretained
             // spares the protocol witness that would hand out a retained one.
             attached._withUnsafeGuaranteedRef {
-                setUpFetched($0, rowID: rowID, link: link, reader: reader, unfetched: unfetched)
+                setUpFetched($0, rowID: rowID, version: version, link: link, reader: reader, unfetched: unfetched)
             }
         case .nothing:
-            setUpFetched(model._$modelState, rowID: rowID, link: link, reader: reader, unfetched: unfetched)
+            setUpFetched(
+                model._$modelState, rowID: rowID, version: version, link: link, reader: reader, unfetched: unfetched)
         }
         if reader != nil, !table.forwardingRelationships.isEmpty { linkForwarding(of: model, table: table) }
         return model
@@ -327,12 +329,14 @@ extension ModelContext {
 
     @inline(__always)
     private func setUpFetched(
-        _ state: ModelState, rowID: Int64, link: StateLink, reader: RowRelationshipReader?, unfetched: PropertyBitSet
+        _ state: ModelState, rowID: Int64, version: Int64, link: StateLink, reader: RowRelationshipReader?,
+        unfetched: PropertyBitSet
     ) {
         setUpFaults(state, reader: reader, unfetched: unfetched)
         state.link = link
         state.lifecycle = .persisted
         state.rowID = rowID
+        state.version = version
     }
 
     @inline(__always)

@@ -65,12 +65,12 @@ extension ModelContext {
         guard
             let sql = RelationshipSQL.relatedRows(
                 relationship.schema, inverse: relationship.inverse?.schema, destinationSlots: destination.slots,
-                holders: holders)
+                holders: holders, version: destination.versionSelect)
         else {
             throw ModelStoreError.invalidSchema(
                 reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
         }
-        return (sql, Int32(destination.slots.count + 1))
+        return (sql, destination.versionColumn + 1)
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and

@@ -18,6 +18,10 @@ extension ModelContext {
     ///   object would still refer to a deleted one; `.entityNotInSchema`;
     ///   `SQLiteError` when the transaction cannot begin or commit (the
     ///   database stayed busy past the timeout, the disk is full).
+    ///   `.saveConflicts` when another context or process changed or
+    ///   deleted a saved object's row since this context read it and the
+    ///   `mergePolicy` is `.error` (see `MergePolicy`; other policies
+    ///   resolve the conflicts and save).
     /// - Complexity: O(changed objects × changed properties).
     public func save() throws {
         guard hasChanges else {
@@ -28,6 +32,26 @@ extension ModelContext {
         }
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         if store.hasReadOnlyParts { try checkStoresAllowSave() }
+        defer { overwritingObjects.removeAll() }
+        // Each round resolves the conflicts found; another writer may cause
+        // new ones in between, so the rounds are limited.
+        for round in 1...Self.conflictRounds {
+            do {
+                try saveOnce()
+                return
+            } catch let found as ConflictsFound {
+                try resolveConflicts(found.candidates, isLastRound: round == Self.conflictRounds)
+                guard hasChanges else { return }
+            }
+        }
+    }
+
+    /// How often a save resolves conflicts and tries again before it throws them.
+    static let conflictRounds = 4
+
+    /// One attempt: writes everything, or throws with nothing written
+    /// (`ConflictsFound` when rows changed underneath).
+    private func saveOnce() throws {
         let connection = try connection()
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
@@ -46,6 +70,11 @@ extension ModelContext {
         // commit without walking the objects again.
         var updated: [ModelState] = []
         updated.reserveCapacity(changed.count)
+        // The states whose rows an UPDATE wrote: their versions go up by one
+        // once the transaction commits.
+        var versioned: [ModelState] = []
+        var conflicts: [ConflictCandidate] = []
+        var history = HistoryRecorder()
         // Deletes and updates run before inserts, because they may free a
         // unique value that an insert takes: delete "Lisbon" and insert a new
         // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
@@ -53,24 +82,50 @@ extension ModelContext {
         // are checked at commit, so the order does not matter to them.
         do {
             try connection.transaction {
+                if !plan.isEmpty {
+                    conflicts += try checkDeletedVersions(connection: connection)
+                    try history.recordDeletes(of: plan, connection: connection, path: store.path)
+                }
                 try plan.write(on: connection)
                 try changed.forEach { model in
                     let state = model._$modelState
                     guard state.lifecycle == .persisted, plan.writes(model) else { return }
                     updated.append(state)
-                    try writeUpdate(model, state: state, plan: plan, fixups: &fixups, connection: connection)
+                    switch try writeUpdate(model, state: state, plan: plan, fixups: &fixups, connection: connection) {
+                    case .written: versioned.append(state)
+                    case .linksOnly: break
+                    case .conflict:
+                        conflicts.append(ConflictCandidate(model: model, isDelete: false))
+                        return
+                    }
+                    if let table = state.table, let rowID = state.rowID {
+                        history.recordUpdate(table: table, row: rowID, dirty: state.dirty)
+                    }
                 }
+                // Every conflict of the save is reported, so the search
+                // goes on to the end of the updates before giving up.
+                if !conflicts.isEmpty { throw ConflictsFound(candidates: conflicts) }
                 try inserted.forEach { model in
                     guard plan.writes(model) else { return }
                     let state = model._$modelState
                     // Known at once, so that later rows and links can refer to it.
-                    state.rowID = try writeInsert(model, state: state, plan: plan, fixups: &fixups, connection: connection)
+                    let (rowID, version) = try writeInsert(model, state: state, plan: plan, fixups: &fixups, connection: connection)
+                    state.rowID = rowID
+                    state.version = version
+                    guard let table = state.table else { return }
+                    if version == 1 {
+                        history.record(.insert, entity: table.name, row: rowID)
+                    } else {
+                        // An upsert into an existing row: an update of its attributes.
+                        history.record(.update, entity: table.name, row: rowID, properties: table.entity.attributes.map(\.name))
+                    }
                 }
                 try writeForeignKeyFixups(fixups, connection: connection)
                 if work.needs.toManyLinks {
                     try writeToManyLinks(of: insertedToWrite(plan), plan: plan, connection: connection)
                     try writeToManyLinks(of: changedToWrite(plan), plan: plan, connection: connection)
                 }
+                try history.write(author: author, connection: connection)
             }
         } catch {
             // The store is as it was; so are the new objects: still unsaved.
@@ -88,6 +143,9 @@ extension ModelContext {
         didInsert(plan: plan, batches: work.batches)
         for state in updated {
             state.markClean()
+        }
+        for state in versioned {
+            state.version += 1
         }
         applyInMemory(plan)
         inserted.removeAll()
@@ -131,7 +189,7 @@ extension ModelContext {
     private func writeInsert(
         _ model: any PersistentModel, state: ModelState, plan: DeletePlan, fixups: inout [ForeignKeyFixup],
         connection: Connection
-    ) throws -> Int64 {
+    ) throws -> (rowID: Int64, version: Int64) {
         let table = try table(of: model, state: state)
         let statement = try statements.statement(.insert, for: table, on: connection) { table.insertSQL }
         // Every parameter is bound again for the next object, so clearing
@@ -146,30 +204,47 @@ extension ModelContext {
             if !table.insertReturnsKey {
                 // A plain INSERT returns no row: one step finishes it.
                 try statement.step()
-                return connection.lastInsertRowID
+                return (connection.lastInsertRowID, 1)
             }
             guard try statement.step() else {
                 throw ModelStoreError.saveFailed(
                     entity: table.name, row: nil,
                     underlying: SQLiteError(extendedCode: 1, message: "INSERT returned no row key", sql: table.insertSQL))
             }
-            return statement.int64(at: 0)
+            return (statement.int64(at: 0), statement.int64(at: 1))
         } catch let error as SQLiteError {
             throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
         }
     }
 
+    /// What `writeUpdate` did.
+    private enum UpdateOutcome {
+        /// The row was written; its version went up by one.
+        case written
+        /// Only to-many links changed, written apart; the row is as it was.
+        case linksOnly
+        /// The row's version is not the one the object read (or the row is
+        /// gone): nothing was written.
+        case conflict
+    }
+
     private func writeUpdate(
         _ model: any PersistentModel, state: ModelState, plan: DeletePlan, fixups: inout [ForeignKeyFixup],
         connection: Connection
-    ) throws {
+    ) throws -> UpdateOutcome {
         let table = try table(of: model, state: state)
-        guard let rowID = state.rowID, !state.dirty.isEmpty else { return }
+        guard let rowID = state.rowID, !state.dirty.isEmpty else { return .linksOnly }
         // A changed to-many has no column here; its links are written apart.
-        let changed = table.hasRelationships ? table.columnOrdinals(in: state.dirty) : state.dirty
-        guard !changed.isEmpty else { return }
+        // An object that won a conflict with `.objectWins` writes every
+        // column it holds (not the ones a partial fetch left unread).
+        var changed = table.hasRelationships ? table.columnOrdinals(in: state.dirty) : state.dirty
+        if !overwritingObjects.isEmpty, overwritingObjects.contains(ObjectIdentifier(model)) {
+            changed = PropertyBitSet()
+            for ordinal in table.columnOrdinals where !state.faults.contains(ordinal) { changed.insert(ordinal) }
+        }
+        guard !changed.isEmpty else { return .linksOnly }
         let statement = try statements.statement(.update(changed), for: table, on: connection) {
-            table.updateSQL(ordinals: changed)
+            table.updateSQL(ordinals: changed, checksVersion: true)
         }
         // As for inserts: every parameter is bound for each object.
         defer { statement.rewind() }
@@ -180,14 +255,14 @@ extension ModelContext {
         }
         do {
             try statement.bind(rowID, at: index)
+            try statement.bind(state.version, at: index + 1)
             // An UPDATE returns no row: one step finishes it.
             try statement.step()
         } catch {
             throw ModelStoreError.saveFailed(entity: table.name, row: rowID, underlying: error)
         }
-        if connection.changes == 0 {
-            throw ModelStoreError.rowNotFound(entity: table.name, row: rowID, path: table.storePath)
-        }
+        // No row of this key and version: another writer changed or deleted it.
+        return connection.changes == 0 ? .conflict : .written
     }
 
     private func bind(

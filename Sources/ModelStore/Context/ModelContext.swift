@@ -28,6 +28,17 @@ public final class ModelContext {
     /// `save()` is called. A failed autosave leaves the changes pending; the
     /// next `save()` reports the error.
     @exclusivity(unchecked) public var autosaveEnabled = false
+    /// What a save does when another context or process changed or deleted
+    /// the row of an object it saves since this context read it; see
+    /// `MergePolicy`. The default, `.error`, makes the save throw
+    /// `ModelStoreError.saveConflicts` with nothing written.
+    public var mergePolicy: MergePolicy = .error
+    /// The author recorded with each save in the store's change history
+    /// (nil: none), as SwiftData's `ModelContext.author`.
+    public var author: String?
+    /// Objects that won a conflict under `.objectWins`: the save in progress
+    /// writes all their columns, not only the changed ones.
+    var overwritingObjects: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var isMainContext = false
     @exclusivity(unchecked) var isAutosaveScheduled = false
 

@@ -74,7 +74,9 @@ final class Store: Sendable {
         self.foreignObjects = outcome.foreignObjects
         attachments = []
         hasReadOnlyParts = false
-        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration)])
+        // A writable store was upgraded to the current format by opening.
+        let versionSelect: VersionSelect = outcome.formatVersion >= 3 ? .column : .absent
+        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration, versionSelect)])
     }
 
     /// Opens (or creates) the stores of several configurations, each
@@ -107,7 +109,7 @@ final class Store: Sendable {
         }
         hasReadOnlyParts = Set(parts.map(\.configuration.allowsSave)).count > 1
         (tablesByName, tablesByType, modelTypes) = Store.tables(
-            opened.map { ($0.schema, $0.file.identifier, $0.part.configuration) })
+            opened.map { ($0.schema, $0.file.identifier, $0.part.configuration, $0.file.versionSelect) })
     }
 
     /// A store over a migration's connection, for the contexts of a custom
@@ -124,13 +126,14 @@ final class Store: Sendable {
         isURI = false
         memoryAnchor = nil
         migrationConnection = MemoryAnchor(connection: connection)
+        // The format upgrade is the migration's first transaction.
         attachments = []
         hasReadOnlyParts = false
-        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, identifier, configuration)])
+        (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, identifier, configuration, .column)])
     }
 
     /// The tables of each store's entities, each knowing its store.
-    private static func tables(_ stores: [(schema: Schema, identifier: String, configuration: ModelConfiguration)]) -> (
+    private static func tables(_ stores: [(schema: Schema, identifier: String, configuration: ModelConfiguration, versionSelect: VersionSelect)]) -> (
         [String: EntityTable], [ObjectIdentifier: EntityTable], [ObjectIdentifier: ModelType]
     ) {
         var byName: [String: EntityTable] = [:]
@@ -140,7 +143,7 @@ final class Store: Sendable {
             for entity in store.schema.entities {
                 let table = EntityTable(
                     entity: entity, storeIdentifier: store.identifier, storePath: store.configuration.displayPath,
-                    storeAllowsSave: store.configuration.allowsSave)
+                    storeAllowsSave: store.configuration.allowsSave, versionSelect: store.versionSelect)
                 byName[entity.name] = table
                 if let type = entity.persistentModelType {
                     byType[ObjectIdentifier(type)] = table

@@ -50,6 +50,9 @@ struct OpenedFile {
     let identifier: String
     let location: String
     let memoryAnchor: MemoryAnchor?
+    /// Whether the file's tables have the row version column (a read-only
+    /// store of an older format is not upgraded).
+    let versionSelect: VersionSelect
 
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
     init(configuration: ModelConfiguration, schema: Schema) throws {
@@ -65,7 +68,9 @@ struct OpenedFile {
         }
         var bootstrap = StoreBootstrap(connection: connection, schema: schema, configuration: configuration)
         bootstrap.usesRollbackJournal = true
-        identifier = try bootstrap.run().identifier
+        let outcome = try bootstrap.run()
+        identifier = outcome.identifier
+        versionSelect = outcome.formatVersion >= 3 ? .column : .absent
     }
 }
 

@@ -31,6 +31,9 @@ struct StoreBootstrap {
     /// ModelStore did not make (empty unless `toleratesForeignObjects`).
     struct Outcome {
         let identifier: String
+        /// The store's format once opened: the current one for a writable
+        /// store, what the file has for a read-only one.
+        var formatVersion = StoreFormat.current
         var foreignObjects: [ForeignSchemaObject] = []
     }
 
@@ -133,7 +136,7 @@ struct StoreBootstrap {
             guard toleratesForeignObjects && !configuration.allowsSave else {
                 throw ModelStoreError.foreignSchemaObjects(path: path, objects: foreignObjects)
             }
-            return Outcome(identifier: record.identifier, foreignObjects: foreignObjects)
+            return Outcome(identifier: record.identifier, formatVersion: record.formatVersion, foreignObjects: foreignObjects)
         }
         let differences = schema.differences(from: record.schema)
         let wantsMigration =
@@ -146,7 +149,7 @@ struct StoreBootstrap {
             guard try migration.run() else {
                 if differences.isEmpty {
                     refreshValueDescriptions(record.schema)
-                    return Outcome(identifier: record.identifier)
+                    return Outcome(identifier: record.identifier, formatVersion: record.formatVersion)
                 }
                 throw ModelStoreError.schemaMismatch(path: path, differences: differences)
             }
@@ -156,7 +159,7 @@ struct StoreBootstrap {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }
         if configuration.allowsSave { refreshValueDescriptions(record.schema) }
-        return Outcome(identifier: record.identifier)
+        return Outcome(identifier: record.identifier, formatVersion: record.formatVersion)
     }
 
     /// The schema objects of the file that its record does not account for.

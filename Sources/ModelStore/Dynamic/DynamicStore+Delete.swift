@@ -52,6 +52,7 @@ extension DynamicStore {
         try writeTransaction(dryRun: dryRun) {
             let (plan, description) = try makePlan(ids)
             if let denial = plan.denials.first { throw denial.error }
+            try history.recordDeletes(of: plan, connection: connection, path: path)
             try plan.write(on: connection)
             return description
         }

@@ -16,7 +16,8 @@ extension DynamicStore {
         try checkUnique(resolved.values, current: current, table: table, key: key)
         let ordinals = table.slots.indices.filter { table.slots[$0].column != nil && resolved.values[table.slots[$0].name] != nil }
         guard !ordinals.isEmpty else { return }
-        let statement = try connection.prepare(table.updateSQL(ordinals: ordinals))
+        let isNew = insertedRows.contains(ObjectID(entity: table.name, key: key))
+        let statement = try connection.prepare(table.updateSQL(ordinals: ordinals, bumpsVersion: !isNew))
         var index: Int32 = 1
         do {
             for ordinal in ordinals {
@@ -101,7 +102,7 @@ extension DynamicStore {
                             "\(table.name):\(other).\(relationship.name) is required and holds \(destination):\(target), which cannot go to \(table.name):\(key) too"
                         ])
                     }
-                    try LinkWriter.setForeignKey(column, of: table.name, row: other, to: nil, connection: connection)
+                    try setLinkColumn(column, of: table.name, row: other, to: nil, connection: connection)
                 }
             }
             if let before, !inverse.isOptional {
@@ -118,7 +119,7 @@ extension DynamicStore {
                         "\(destination):\(other).\(inverse.name) is required, so it cannot leave \(table.name):\(key)"
                     ])
                 }
-                try LinkWriter.setForeignKey(column, of: destination, row: other, to: nil, connection: connection)
+                try setLinkColumn(column, of: destination, row: other, to: nil, connection: connection)
             }
             guard let target else { return }
             if let partner = try foreignKey(column, of: destination, row: target), partner != key, !relationship.isOptional {
@@ -126,7 +127,7 @@ extension DynamicStore {
                     "\(table.name):\(partner).\(relationship.name) is required, so \(destination):\(target) cannot leave it"
                 ])
             }
-            try LinkWriter.setForeignKey(column, of: destination, row: target, to: key, connection: connection)
+            try setLinkColumn(column, of: destination, row: target, to: key, connection: connection)
         case .joinTable, .unresolved:
             throw unwritable(relationship, of: table.name)
         }
@@ -165,14 +166,14 @@ extension DynamicStore {
                     ["\(destination).\(inverse.name) is required, so a \(destination) cannot leave \(table.name).\(relationship.name); delete it or move it to another \(table.name)"])
             }
             for member in removed {
-                try LinkWriter.setForeignKey(column, of: destination, row: member, to: nil, orderColumn: orderColumn, connection: connection)
+                try setLinkColumn(column, of: destination, row: member, to: nil, orderColumn: orderColumn, connection: connection)
             }
             for member in added {
                 // A member taken from another holder leaves that holder's list.
                 if let holder = try foreignKey(column, of: destination, row: member), holder != key {
                     changes.touch(relationship, of: table.name, holder: holder)
                 }
-                try LinkWriter.setForeignKey(column, of: destination, row: member, to: key, connection: connection)
+                try setLinkColumn(column, of: destination, row: member, to: key, connection: connection)
             }
         case .joinTable:
             if let inverse {
@@ -227,3 +228,20 @@ extension DynamicStore {
         return statement.int64(at: 0)
     }
 }
+
+extension DynamicStore {
+    /// Sets a to-one's foreign-key column of another row than the one
+    /// edited (the other side of the edit): its version goes up, and the
+    /// history lists it as updated.
+    /// - Throws: `ModelStoreError.saveFailed` naming the entity and row.
+    func setLinkColumn(
+        _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
+        connection: Connection
+    ) throws {
+        let isNew = insertedRows.contains(ObjectID(entity: entity, key: row))
+        try LinkWriter.setForeignKey(
+            column, of: entity, row: row, to: target, orderColumn: orderColumn, bumpsVersion: !isNew, connection: connection)
+        if !isNew { history.record(.update, entity: entity, row: row, properties: [column]) }
+    }
+}
+

@@ -32,6 +32,7 @@ extension DynamicStore {
         return try writeTransaction(dryRun: dryRun) {
             let before = try existingObject(id)
             try writeAttributes(resolved, table: table, key: id.key, current: before)
+            history.record(.update, entity: table.name, row: id.key, properties: Self.propertyNames(of: edits, in: table))
             var changes = InverseChanges()
             try writeRelationships(resolved, table: table, key: id.key, previous: before, isNew: false, changes: &changes)
             try apply(changes)
@@ -83,8 +84,19 @@ extension DynamicStore {
         } catch {
             throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
         }
+        history.record(.insert, entity: table.name, row: key)
+        insertedRows.insert(ObjectID(entity: table.name, key: key))
         return key
     }
+
+    /// The names of the properties `edits` change, in declaration order.
+    private static func propertyNames(of edits: [DynamicEdit], in table: EntityTable) -> [String] {
+        let edited = Set(edits.map(\.property))
+        return table.slots.map(\.name).filter(edited.contains)
+    }
+
+    /// The author store-tool's edits are recorded with in the history.
+    static let historyAuthor = "store-tool"
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the library's),
     /// commits it, or rolls it back for a dry run after checking foreign
@@ -92,9 +104,16 @@ extension DynamicStore {
     func writeTransaction<T>(dryRun: Bool, _ body: () throws -> T) throws -> T {
         guard !isReadOnly else { throw ModelStoreError.readOnlyStore(path: path) }
         var outcome: T?
+        history = HistoryRecorder()
+        insertedRows = []
+        defer {
+            history = HistoryRecorder()
+            insertedRows = []
+        }
         do {
             try connection.transaction {
                 let result = try body()
+                try history.write(author: Self.historyAuthor, connection: connection)
                 outcome = result
                 if dryRun {
                     let check = try connection.prepare("PRAGMA foreign_key_check")

@@ -36,6 +36,13 @@ public final class DynamicStore {
     public var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
     let store: Store
     let connection: Connection
+    /// The changes of the write transaction in progress, recorded in the
+    /// store's history when it commits (see `writeTransaction`).
+    var history = HistoryRecorder()
+    /// The rows inserted by the write transaction in progress: linking them
+    /// completes their insert, which the history already lists, and does not
+    /// count as another write of the row.
+    var insertedRows: Set<ObjectID> = []
 
     /// Opens the store at `path` with the schema it records.
     /// - Parameters:

@@ -81,30 +81,40 @@ enum MigrationHistory {
 
 /// The store format: ModelStore's own tables, versioned like an app's
 /// schema. Each upgrade is SQL that the repository's
-/// `Migrations/format/` folder holds too (a test keeps them identical).
+/// `Migrations/format/` folder holds too (a test keeps them identical), plus,
+/// for format 3, what depends on the store's tables (`perEntityTable`).
 enum StoreFormat {
     /// The format this ModelStore writes.
-    static let current = 2
+    static let current = 3
 
-    /// Upgrades by the version they lead to.
-    static let upgrades: [(version: Int, name: String, sql: String)] = [
+    /// Upgrades by the version they lead to. `perEntityTable` is SQL run
+    /// once per entity table (the table's quoted name replaces `{table}`),
+    /// after `sql`.
+    static let upgrades: [(version: Int, name: String, sql: String, perEntityTable: String?)] = [
         (
             2, "0002_migration_history.sql",
             """
             CREATE TABLE "_modelstore_migrations" ("id" INTEGER PRIMARY KEY AUTOINCREMENT, "version" TEXT, \
             "name" TEXT NOT NULL, "kind" TEXT NOT NULL, "checksum" TEXT, "fingerprintBefore" TEXT NOT NULL, \
             "fingerprintAfter" TEXT NOT NULL, "appliedAt" REAL NOT NULL, "duration" REAL NOT NULL, "snapshot" TEXT) STRICT;
-            """
-        )
+            """,
+            nil
+        ),
+        (3, "0003_row_versions_and_history.sql", ChangeHistory.createSQL, "ALTER TABLE {table} ADD COLUMN \(SchemaSQL.versionColumnDefinition)"),
     ]
 
-    /// The steps that bring a store of format `version` to the current one,
-    /// ending with the new format version in the metadata.
-    static func upgradeSteps(from version: Int) -> [MigrationStep] {
+    /// The steps that bring a store of format `version`, whose entity tables
+    /// are those of `schema`, to the current one, ending with the new format
+    /// version in the metadata.
+    static func upgradeSteps(from version: Int, schema: Schema) -> [MigrationStep] {
         upgrades.filter { $0.version > version }.map { upgrade in
             MigrationStep(name: "store format \(upgrade.version): \(upgrade.name)") { context in
-                context.record(PlannedStep(name: "store format \(upgrade.version)", sql: [upgrade.sql], rebuiltTables: [], destroysData: false))
-                try context.connection.execute(upgrade.sql)
+                var sql = [upgrade.sql]
+                if let perTable = upgrade.perEntityTable {
+                    sql += schema.entities.map { perTable.replacingOccurrences(of: "{table}", with: quoteIdentifier($0.name)) }
+                }
+                context.record(PlannedStep(name: "store format \(upgrade.version)", sql: sql, rebuiltTables: [], destroysData: false))
+                for statement in sql { try context.connection.execute(statement) }
                 let statement = try context.connection.prepare(
                     "UPDATE \(quoteIdentifier(MetadataKey.table)) SET \"value\" = ? WHERE \"key\" = ?")
                 try statement.bind(Int64(upgrade.version), at: 1)

@@ -25,7 +25,7 @@ struct OpenMigration {
         if storedFormat < StoreFormat.current {
             let before = stored.fingerprint
             transactions.append(
-                MigrationTransaction(steps: StoreFormat.upgradeSteps(from: storedFormat)) { context in
+                MigrationTransaction(steps: StoreFormat.upgradeSteps(from: storedFormat, schema: stored)) { context in
                     try MigrationHistory.record(
                         .init(
                             name: "store format \(storedFormat) → \(StoreFormat.current)", kind: "format",

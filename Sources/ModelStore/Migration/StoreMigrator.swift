@@ -128,7 +128,7 @@ public final class StoreMigrator {
             let fingerprint = metadata.schema.fingerprint
             let from = metadata.format
             transactions.append(
-                MigrationTransaction(steps: StoreFormat.upgradeSteps(from: from)) { context in
+                MigrationTransaction(steps: StoreFormat.upgradeSteps(from: from, schema: metadata.schema)) { context in
                     try MigrationHistory.record(
                         .init(
                             name: "store format \(from) → \(StoreFormat.current)", kind: "format", fingerprintBefore: fingerprint,

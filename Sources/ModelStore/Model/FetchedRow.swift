@@ -22,16 +22,20 @@ public struct FetchedRow: ~Copyable {
     let link: StateLink?
     /// The row's key; meaningful when `link` is set.
     let rowID: Int64
+    /// The row's version when it was read (see `ModelState.version`).
+    let version: Int64
 
     /// Nothing fetched: the value of an object made by the app.
     public init() {
         link = nil
         rowID = 0
+        version = 0
     }
 
-    init(link: StateLink, rowID: Int64) {
+    init(link: StateLink, rowID: Int64, version: Int64) {
         self.link = link
         self.rowID = rowID
+        self.version = version
     }
 
     deinit {

@@ -175,6 +175,11 @@ public final class ModelState {
     }
     /// The row's key once the object is saved.
     @exclusivity(unchecked) var rowID: Int64?
+    /// The row's version (`_version`) as this object last read or wrote it:
+    /// a save's UPDATE and DELETE of the row expect it, so that a row that
+    /// somebody else wrote since is a conflict (ModelContext+Conflicts.swift).
+    /// Whoever gives the object newer stored values must set it too.
+    @exclusivity(unchecked) var version: Int64 = 0
     // The small fields side by side, so that they share one word.
     @exclusivity(unchecked) var lifecycle: ModelLifecycle = .detached
     /// Set while the context writes values back (rollback, merge), so that the
@@ -222,6 +227,7 @@ public final class ModelState {
         if let link = row.link {
             self.link = link
             rowID = row.rowID
+            version = row.version
             lifecycle = .persisted
         }
     }

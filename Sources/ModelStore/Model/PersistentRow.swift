@@ -17,6 +17,8 @@ public struct PersistentRow {
     let unmanagedTable: Unmanaged<EntityTable>
     /// The row's primary key.
     public let rowID: Int64
+    /// The row's version (see `ModelState.version`).
+    let version: Int64
     /// Where relationship columns are resolved and faults noted; nil for an
     /// entity without relationships.
     let unmanagedRelationships: Unmanaged<RowRelationshipReader>?
@@ -32,12 +34,14 @@ public struct PersistentRow {
     @usableFromInline let handOver: UnsafeMutablePointer<RowHandOver>
 
     private init(
-        statement: Statement, rowID: Int64, table: EntityTable, link: StateLink, relationships: RowRelationshipReader?,
-        unfetched: UnsafePointer<PropertyBitSet>?, handOver: UnsafeMutablePointer<RowHandOver>
+        statement: Statement, rowID: Int64, version: Int64, table: EntityTable, link: StateLink,
+        relationships: RowRelationshipReader?, unfetched: UnsafePointer<PropertyBitSet>?,
+        handOver: UnsafeMutablePointer<RowHandOver>
     ) {
         self.unmanagedStatement = Unmanaged.passUnretained(statement)
         self.unmanagedTable = Unmanaged.passUnretained(table)
         self.rowID = rowID
+        self.version = version
         self.unmanagedLink = Unmanaged.passUnretained(link)
         self.unmanagedRelationships = relationships.map { Unmanaged.passUnretained($0) }
         self.unfetchedProperties = unfetched
@@ -59,7 +63,7 @@ public struct PersistentRow {
     /// slot holds afterwards is this object's.
     @inline(__always)
     static func make<Model>(
-        statement: Statement, rowID: Int64, table: EntityTable, link: StateLink,
+        statement: Statement, rowID: Int64, version: Int64, table: EntityTable, link: StateLink,
         relationships: RowRelationshipReader? = nil, unfetched: PropertyBitSet = PropertyBitSet(),
         handOver: UnsafeMutablePointer<RowHandOver>, _ initializer: (PersistentRow) throws -> Model
     ) rethrows -> (model: Model, handOver: RowHandOver) {
@@ -69,14 +73,14 @@ public struct PersistentRow {
         if unfetched.isEmpty {
             model = try initializer(
                 PersistentRow(
-                    statement: statement, rowID: rowID, table: table, link: link, relationships: relationships,
-                    unfetched: nil, handOver: handOver))
+                    statement: statement, rowID: rowID, version: version, table: table, link: link,
+                    relationships: relationships, unfetched: nil, handOver: handOver))
         } else {
             model = try withUnsafePointer(to: unfetched) { unfetched in
                 try initializer(
                     PersistentRow(
-                        statement: statement, rowID: rowID, table: table, link: link, relationships: relationships,
-                        unfetched: unfetched, handOver: handOver))
+                        statement: statement, rowID: rowID, version: version, table: table, link: link,
+                        relationships: relationships, unfetched: unfetched, handOver: handOver))
             }
         }
         defer { handOver.pointee = .nothing }
@@ -88,7 +92,7 @@ public struct PersistentRow {
     /// left faults. `@Model`'s `init(_$row:)` stores it last.
     public func fetchedRow() -> FetchedRow {
         handOver.pointee = .fetchedRow
-        return FetchedRow(link: unmanagedLink.takeUnretainedValue(), rowID: rowID)
+        return FetchedRow(link: unmanagedLink.takeUnretainedValue(), rowID: rowID, version: version)
     }
 
     /// Hands the state of the object being made to the fetch, which sets it

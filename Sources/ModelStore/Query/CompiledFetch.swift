@@ -41,7 +41,8 @@ struct CompiledFetch<T: PersistentModel> {
     func select(limit: Int?, offset: Int) throws(ModelStoreError) -> CompiledQuery {
         try QuerySQLBuilder.select(
             schema: schema, entity: table.entity,
-            columns: { [unfetched] in SchemaSQL.selectColumns(table.slots, qualifier: $0, omitting: unfetched) },
+            columns: { [unfetched] in SchemaSQL.selectColumns(table.slots, qualifier: $0, omitting: unfetched, version: table.versionSelect)
+            },
             where: condition, orderBy: orderings, limit: limit, offset: offset)
     }
 

@@ -3,6 +3,15 @@
 /// `_pk` (checked when a schema is validated).
 public let primaryKeyColumn = "_pk"
 
+/// Name of the row version column of every entity table (store format 3):
+/// 1 when the row is inserted, one more on every write of the row by any
+/// writer (a context's save, store-tool). A save's UPDATE and DELETE name
+/// the version the context loaded, so that a row changed by someone else
+/// since is a conflict instead of a lost update (see
+/// ModelContext+Conflicts.swift). Not a property: schemas may not use the
+/// name, and tools do not show it.
+let rowVersionColumn = "_version"
+
 extension Schema {
     /// One entity: a model class, stored in a table named after it.
     public struct Entity: Sendable, Codable, Equatable {

@@ -23,8 +23,12 @@ final class EntityTable: Sendable {
     let toManyRelationships: [RuntimeRelationship]
     /// The to-many ones with a minimum or maximum count, which a save checks.
     let countLimitedRelationships: [RuntimeRelationship]
-    /// `SELECT _pk, a, b, … FROM "Entity"` (no WHERE): column N + 1 is the
-    /// property with ordinal N, NULL for a relationship without a column here.
+    /// How SELECTs that make objects read the row version: the column, or
+    /// 0 for a read-only store of format 2, which has none.
+    let versionSelect: VersionSelect
+    /// `SELECT _pk, a, b, …, _version FROM "Entity"` (no WHERE): column N + 1
+    /// is the property with ordinal N, NULL for a relationship without a
+    /// column here; the row version is the last column (`versionColumn`).
     let selectSQL: String
     /// Selects one row by primary key.
     let selectByKeySQL: String
@@ -43,8 +47,16 @@ final class EntityTable: Sendable {
     /// per bound column.
     let hasRelationships: Bool
 
-    init(entity: Schema.Entity, storeIdentifier: String, storePath: String, storeAllowsSave: Bool) {
+    /// The column of `selectSQL` (and of every SELECT that makes objects)
+    /// that holds the row version.
+    var versionColumn: Int32 { Int32(slots.count + 1) }
+
+    init(
+        entity: Schema.Entity, storeIdentifier: String, storePath: String, storeAllowsSave: Bool,
+        versionSelect: VersionSelect = .column
+    ) {
         self.entity = entity
+        self.versionSelect = versionSelect
         self.storeIdentifier = storeIdentifier
         self.storePath = storePath
         self.storeAllowsSave = storeAllowsSave
@@ -63,7 +75,7 @@ final class EntityTable: Sendable {
         hasRelationships = !entity.relationships.isEmpty
         let table = quoteIdentifier(entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
-        selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil)) FROM \(table)"
+        selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil, version: versionSelect)) FROM \(table)"
         selectByKeySQL = "\(selectSQL) WHERE \(key) = ?"
         let columns = columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
         var insert: String
@@ -79,21 +91,31 @@ final class EntityTable: Sendable {
             // (SQLite 3.35+): any unique column that conflicts turns the insert
             // into an update of that row, whose key RETURNING gives.
             // Attributes only: the links of the existing row are kept, so that
-            // an upsert never detaches the row's related objects.
-            let assignments = entity.attributes.map { quoteIdentifier($0.name) }
-                .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-            insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key)"
+            // an upsert never detaches the row's related objects. The row's
+            // version goes up as on any update; it is returned, so that the
+            // save knows the version it wrote (1: the row is new).
+            let version = quoteIdentifier(rowVersionColumn)
+            let assignments = (entity.attributes.map { quoteIdentifier($0.name) }.map { "\($0) = excluded.\($0)" }
+                + ["\(version) = \(version) + 1"]).joined(separator: ", ")
+            insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key), \(version)"
         }
         insertSQL = insert
         countSQL = "SELECT count(*) FROM \(table)"
     }
 
-    /// `UPDATE "Entity" SET a = ?, c = ? WHERE _pk = ?` for the given ordinals
-    /// (which must have columns), in ascending order. One statement shape per
-    /// set of changed properties.
-    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals) -> String {
+    /// `UPDATE "Entity" SET a = ?, c = ?, _version = _version + 1 WHERE _pk = ?`
+    /// for the given ordinals (which must have columns), in ascending order.
+    /// One statement shape per set of changed properties. With
+    /// `checksVersion`, `AND _version = ?` follows: the save's optimistic
+    /// lock (no row changed: somebody else wrote or deleted it). Without
+    /// `bumpsVersion` (a dynamic edit completing a row it inserted in the
+    /// same transaction), the version stays.
+    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals, checksVersion: Bool = false, bumpsVersion: Bool = true) -> String {
+        let version = quoteIdentifier(rowVersionColumn)
         let assignments = ordinals.compactMap { slots[$0].column }.map { "\(quoteIdentifier($0)) = ?" }
+            + (bumpsVersion ? ["\(version) = \(version) + 1"] : [])
         return "UPDATE \(quoteIdentifier(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+            + (checksVersion ? " AND \(version) = ?" : "")
     }
 
     /// The column ordinals among `ordinals`.

@@ -38,6 +38,11 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// as its column value; nil when the declaration has none. Migrations use
     /// it to fill a new or newly required column.
     let defaultBinder: ((Statement, Int32) throws -> Void)?
+    /// Reads an attribute's stored value from a column, and binds a value
+    /// of the attribute's type as its column value: what resolving a save
+    /// conflict needs to take the store's values and to tell which
+    /// properties the store changed. Nil for a relationship.
+    let storedValueCoding: StoredValueCoding?
 
     private init<Model: AnyObject, Coder: ValueCoder>(
         name: String, keyPath: KeyPath<Model, Coder.Value>, coder: Coder.Type, ordinal: Int,
@@ -45,6 +50,12 @@ public struct PropertyMetadata: @unchecked Sendable {
         defaultKind: DefaultKind?
     ) {
         self.defaultBinder = defaultValue.map { value in { statement, index in try Coder.encode(value(), into: statement, at: index) } }
+        self.storedValueCoding = StoredValueCoding(
+            read: { statement, column in try Coder.decode(from: statement, column: column) as Any },
+            bind: { value, statement, index in
+                guard let value = value as? Coder.Value else { throw ValueCodingFailure("not a \(Coder.swiftTypeName)") }
+                try Coder.encode(value, into: statement, at: index)
+            })
         self.name = name
         self.ordinal = ordinal
         self.keyPath = keyPath
@@ -92,6 +103,7 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.destinationType = Value._destinationType
         self.readUnfetched = nil
         self.defaultBinder = nil
+        self.storedValueCoding = nil
     }
 
     /// Describes a relationship declared without `@Relationship`: nullify,
@@ -242,4 +254,10 @@ struct KeyPathAccessor<Model: AnyObject, Value>: PropertyAccessor, @unchecked Se
         typed(model)[keyPath: writableKeyPath] = value
         return true
     }
+}
+
+/// An attribute's column value read as the property's type, and bound from it.
+struct StoredValueCoding: Sendable {
+    let read: @Sendable (Statement, Int32) throws -> Any
+    let bind: @Sendable (Any, Statement, Int32) throws -> Void
 }

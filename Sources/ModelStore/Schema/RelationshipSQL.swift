@@ -45,10 +45,11 @@ enum RelationshipSQL {
     /// `destinationSlots`' columns (see `SchemaSQL.selectColumns`), the
     /// holder's key as the last column, in the relationship's order. Nil when
     /// the storage is not resolved, or for `.all` holders of a to-one held in
-    /// the holder's row.
+    /// the holder's row. With `version`, the row version comes before the
+    /// holder's key.
     static func relatedRows(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationSlots: [Schema.PropertySlot],
-        holders: Holders
+        holders: Holders, version: VersionSelect? = nil
     ) -> String? {
         let match: String
         switch holders {
@@ -57,7 +58,7 @@ enum RelationshipSQL {
         // Every row has a holder: only rows that link to none are left out.
         case .all: match = "IS NOT NULL"
         }
-        let columns = SchemaSQL.selectColumns(destinationSlots, qualifier: "t")
+        let columns = SchemaSQL.selectColumns(destinationSlots, qualifier: "t", version: version)
         let table = "\(quoteIdentifier(relationship.destination)) AS t"
         let key = quoteIdentifier(primaryKeyColumn)
         switch relationship.storage {

@@ -3,7 +3,7 @@
 /// `ForeignSchemaObject`.
 ///
 /// What ModelStore makes, for a resolved schema: per entity one table with
-/// `_pk`, one column per attribute and one foreign-key column (plus an order
+/// `_pk`, `_version` (store format 3; a format 2 table lacks it), one column per attribute and one foreign-key column (plus an order
 /// column) per to-one held in the row, an index per foreign key, `#Unique`
 /// and `#Index`; per many-to-many a join table and its index; its own
 /// `_modelstore…` tables. It makes no trigger, view, virtual table, CHECK
@@ -38,7 +38,7 @@ struct SchemaAudit {
     /// resolved (their storage says where each link lives).
     init(schema: Schema) {
         for entity in schema.entities {
-            var columns: Set<String> = [primaryKeyColumn.lowercased()]
+            var columns: Set<String> = [primaryKeyColumn.lowercased(), rowVersionColumn.lowercased()]
             var foreignKeys: [String: (table: String, onDelete: String)] = [:]
             for attribute in entity.attributes { columns.insert(attribute.name.lowercased()) }
             for relationship in entity.relationships {

@@ -45,7 +45,9 @@ enum SchemaSQL {
 
     /// `CREATE TABLE` for one entity: an AUTOINCREMENT primary key, so that a
     /// deleted object's identifier is never given to a new object, then one
-    /// column per attribute, then the foreign keys of to-one relationships.
+    /// column per attribute, then the foreign keys of to-one relationships,
+    /// then the row version (last, so that the format 3 upgrade's
+    /// `ADD COLUMN` leaves a table whose SQL is exactly this).
     /// STRICT makes SQLite itself refuse a value of the wrong type, even from
     /// a tool that is not ModelStore.
     ///
@@ -64,6 +66,7 @@ enum SchemaSQL {
                     + "(\(quoteIdentifier(primaryKeyColumn))) DEFERRABLE INITIALLY DEFERRED")
             if let orderColumn { columns.append("\(quoteIdentifier(orderColumn)) INTEGER") }
         }
+        columns.append(versionColumnDefinition)
         return "CREATE TABLE \(quoteIdentifier(tableName ?? entity.name)) (\(columns.joined(separator: ", "))) STRICT"
     }
 
@@ -86,6 +89,10 @@ enum SchemaSQL {
         ]
     }
 
+    /// The row version column (see `rowVersionColumn`). The default is a
+    /// literal, so that an INSERT that does not name it (every insert) sets 1.
+    static let versionColumnDefinition = "\(quoteIdentifier(rowVersionColumn)) INTEGER NOT NULL DEFAULT 1"
+
     static func columnDefinition(_ attribute: Schema.Attribute) -> String {
         var definition = "\(quoteIdentifier(attribute.name)) \(attribute.kind.columnType)"
         if !attribute.isOptional { definition += " NOT NULL" }
@@ -98,14 +105,33 @@ enum SchemaSQL {
     /// for a relationship whose link is not in this table). `qualifier`
     /// prefixes each column with a table alias, for joins.
     /// Ordinals in `omitting` are selected as NULL (a partial fetch).
+    /// With `version`, the row version follows at column `slots.count + 1`
+    /// (objects remember it; see `EntityTable.versionSelect`).
     static func selectColumns(
-        _ slots: [Schema.PropertySlot], qualifier: String?, omitting: PropertyBitSet = PropertyBitSet()
+        _ slots: [Schema.PropertySlot], qualifier: String?, omitting: PropertyBitSet = PropertyBitSet(),
+        version: VersionSelect? = nil
     ) -> String {
         let prefix = qualifier.map { "\($0)." } ?? ""
-        let columns = [prefix + quoteIdentifier(primaryKeyColumn)] + slots.indices.map { ordinal in
+        var columns = [prefix + quoteIdentifier(primaryKeyColumn)] + slots.indices.map { ordinal in
             guard !omitting.contains(ordinal), let column = slots[ordinal].column else { return "NULL" }
             return prefix + quoteIdentifier(column)
+        }
+        switch version {
+        case .column?: columns.append(prefix + quoteIdentifier(rowVersionColumn))
+        case .absent?: columns.append("0")
+        case nil: break
         }
         return columns.joined(separator: ", ")
     }
 }
+
+/// How a SELECT that makes objects reads the row version.
+enum VersionSelect: Sendable {
+    /// The table has the column.
+    case column
+    /// A store of format 2 opened read-only: the table has no version
+    /// column (the upgrade runs on the first writable open), and nothing
+    /// read through it can be saved, so 0 stands in.
+    case absent
+}
+

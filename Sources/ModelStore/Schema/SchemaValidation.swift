@@ -19,10 +19,13 @@ extension Schema {
             guard entityNames.insert(lowered).inserted else {
                 throw .invalidSchema(reason: "two entities are named \(entity.name) (names are compared without case, as SQLite does)")
             }
-            var columnNames: Set<String> = [primaryKeyColumn]
+            var columnNames: Set<String> = [primaryKeyColumn, rowVersionColumn]
             for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
                 if name.lowercased() == primaryKeyColumn {
                     throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the primary key column \(primaryKeyColumn)")
+                }
+                if name.lowercased() == rowVersionColumn {
+                    throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the row version column \(rowVersionColumn)")
                 }
                 guard columnNames.insert(name.lowercased()).inserted else {
                     throw .invalidSchema(reason: "\(entity.name) has two properties named \(name)")

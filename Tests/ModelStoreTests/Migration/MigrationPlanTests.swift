@@ -145,7 +145,14 @@ struct MigrationPlanTests {
     func formatUpgrade() throws {
         let url = try makeV1Store()
         let file = StoreFile(url: url)
-        try file.execute("DROP TABLE _modelstore_migrations; UPDATE _modelstore_metadata SET value = 1 WHERE key = 'formatVersion'")
+        // Back to format 1: no history tables, no row versions.
+        var sql = "DROP TABLE _modelstore_migrations; DROP TABLE _modelstore_changes; DROP TABLE _modelstore_transactions; "
+        for case .text(let table) in try file.rows(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '%.%'"
+        ).map({ $0[0] }) {
+            sql += "ALTER TABLE \(quoteIdentifier(table)) DROP COLUMN \"_version\"; "
+        }
+        try file.execute(sql + "UPDATE _modelstore_metadata SET value = 1 WHERE key = 'formatVersion'")
         _ = try ModelContainer(for: TripsV1.schema, configurations: [migrationConfiguration(url)])
         #expect(try file.metadata("formatVersion") == .integer(Int64(StoreFormat.current)))
         #expect(try file.rows("SELECT kind FROM _modelstore_migrations") == [[.text("format")]])
