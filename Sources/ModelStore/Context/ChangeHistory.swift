@@ -19,20 +19,27 @@ import Foundation
 ///   name where there is none (Linux).
 /// - `processIdentifier` TEXT: the writing process's id.
 ///
-/// `_modelstore_changes`, one row per changed row of a transaction:
+/// `_modelstore_changes`, one row per group of rows that a transaction
+/// changed the same way (one entity, one kind, for updates the same
+/// properties): a save of 100,000 new objects is one row, not 100,000, so
+/// that recording the history costs a few statements and rows per save
+/// whatever its size.
 /// - `id` INTEGER PRIMARY KEY: order of the changes within the history.
 /// - `token`: the transaction's token (indexed; no foreign key, so that
 ///   the schema audit need not allow one).
-/// - `entity` TEXT, `row` INTEGER: the changed row (entity name, `_pk`);
-///   with the store identifier, a `PersistentIdentifier`.
+/// - `entity` TEXT: the changed rows' entity.
 /// - `kind` TEXT: `insert`, `update` or `delete`.
 /// - `properties` TEXT: for an update, a JSON array of the names of the
 ///   properties the writer changed (attributes and relationships, to-many
 ///   ones included); NULL otherwise.
-/// - `tombstone` TEXT: for a delete, a JSON object of the values of the
-///   entity's attributes marked `.preserveValueOnDeletion`, each in
-///   store-tool's export form (`DynamicExchange.json`); NULL when the
-///   entity has none, and for inserts and updates.
+/// - `rows` TEXT: a JSON array of the changed rows' keys (`_pk`); with the
+///   entity and the store identifier, each is a `PersistentIdentifier`.
+///   `SELECT c.token, c.entity, j.value AS row, c.kind FROM
+///   "_modelstore_changes" c, json_each(c.rows) j` lists one row per change.
+/// - `tombstone` TEXT: for the delete of a row whose entity has attributes
+///   marked `.preserveValueOnDeletion`, a JSON object of their values, each
+///   in store-tool's export form (`DynamicExchange.json`); such a delete is
+///   a group of its own (`rows` holds its one key). NULL otherwise.
 ///
 /// A row that a delete rule's nullification changes (its to-one cleared
 /// because the object it referred to was deleted) is not listed: the delete
@@ -46,7 +53,7 @@ enum ChangeHistory {
         CREATE TABLE "_modelstore_transactions" ("token" INTEGER PRIMARY KEY AUTOINCREMENT, "timestamp" REAL NOT NULL, \
         "author" TEXT, "bundleIdentifier" TEXT NOT NULL, "processIdentifier" TEXT NOT NULL) STRICT;
         CREATE TABLE "_modelstore_changes" ("id" INTEGER PRIMARY KEY, "token" INTEGER NOT NULL, "entity" TEXT NOT NULL, \
-        "row" INTEGER NOT NULL, "kind" TEXT NOT NULL, "properties" TEXT, "tombstone" TEXT) STRICT;
+        "kind" TEXT NOT NULL, "properties" TEXT, "rows" TEXT NOT NULL, "tombstone" TEXT) STRICT;
         CREATE INDEX "_modelstore_changes.token" ON "_modelstore_changes" ("token");
         """
 
@@ -60,9 +67,9 @@ enum ChangeHistory {
 
 /// Collects the changes of one save and writes them as one history
 /// transaction. Changes are grouped (rows of one entity and kind, and for
-/// updates the same properties) and each group is written with one
-/// statement over a JSON array of row keys, so that recording costs a few
-/// statements per save rather than one per object.
+/// updates the same properties) and each group is one row holding a JSON
+/// array of its row keys, so that recording costs a few statements and rows
+/// per save rather than one per object.
 struct HistoryRecorder {
     private struct GroupKey: Hashable {
         let entity: String
@@ -187,8 +194,7 @@ struct HistoryRecorder {
             let token = connection.lastInsertRowID
             let changes = try connection.cachedStatement(
                 "INSERT INTO \(quoteIdentifier(ChangeHistory.changesTable)) "
-                    + "(\"token\", \"entity\", \"row\", \"kind\", \"properties\", \"tombstone\") "
-                    + "SELECT ?1, ?2, value, ?3, ?4, NULL FROM json_each(?5)")
+                    + "(\"token\", \"entity\", \"kind\", \"properties\", \"rows\", \"tombstone\") VALUES (?, ?, ?, ?, ?, NULL)")
             defer { changes.reset() }
             for (key, rows) in groups {
                 changes.reset()
@@ -202,13 +208,14 @@ struct HistoryRecorder {
             if !tombstones.isEmpty {
                 let delete = try connection.cachedStatement(
                     "INSERT INTO \(quoteIdentifier(ChangeHistory.changesTable)) "
-                        + "(\"token\", \"entity\", \"row\", \"kind\", \"properties\", \"tombstone\") VALUES (?, ?, ?, 'delete', NULL, ?)")
+                        + "(\"token\", \"entity\", \"kind\", \"properties\", \"rows\", \"tombstone\") "
+                        + "VALUES (?, ?, 'delete', NULL, ?, ?)")
                 defer { delete.reset() }
                 for (entity, row, tombstone) in tombstones {
                     delete.reset()
                     try delete.bind(token, at: 1)
                     try delete.bind(entity, at: 2)
-                    try delete.bind(row, at: 3)
+                    try delete.bind("[\(row)]", at: 3)
                     try delete.bind(tombstone, at: 4)
                     try delete.run()
                 }

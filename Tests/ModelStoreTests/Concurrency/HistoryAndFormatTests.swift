@@ -26,10 +26,10 @@ struct HistoryAndFormatTests {
             try file.rows("SELECT token, author FROM _modelstore_transactions ORDER BY token")
                 == [[.integer(1), .text("importer")], [.integer(2), .text("importer")], [.integer(3), .text("importer")]])
         #expect(
-            try file.rows("SELECT token, entity, row, kind, properties, tombstone FROM _modelstore_changes ORDER BY id") == [
-                [.integer(1), .text("Counter"), .integer(1), .text("insert"), .null, .null],
-                [.integer(2), .text("Counter"), .integer(1), .text("update"), .text(#"["value","note"]"#), .null],
-                [.integer(3), .text("Counter"), .integer(1), .text("delete"), .null, .text(#"{"code":"V-1"}"#)],
+            try file.rows("SELECT token, entity, rows, kind, properties, tombstone FROM _modelstore_changes ORDER BY id") == [
+                [.integer(1), .text("Counter"), .text("[1]"), .text("insert"), .null, .null],
+                [.integer(2), .text("Counter"), .text("[1]"), .text("update"), .text(#"["value","note"]"#), .null],
+                [.integer(3), .text("Counter"), .text("[1]"), .text("delete"), .null, .text(#"{"code":"V-1"}"#)],
             ])
         #expect(try file.rows("SELECT _version FROM Counter") == [])
     }
