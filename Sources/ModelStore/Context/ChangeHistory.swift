@@ -86,6 +86,8 @@ struct HistoryRecorder {
     /// update's property names are made into JSON once per shape.
     private var updateKeys: [UpdateShape: GroupKey] = [:]
     private var tombstones: [(entity: String, row: Int64, tombstone: String)] = []
+    /// The shape of the update recorded last and the index of its group.
+    private var lastUpdate: (shape: UpdateShape, group: Int)?
 
     private struct UpdateShape: Hashable {
         let table: ObjectIdentifier
@@ -102,8 +104,17 @@ struct HistoryRecorder {
     }
 
     /// An update of the properties `dirty` (ordinals) of a row of `table`.
+    ///
+    /// A save walks its changed objects in runs of one table and, mostly, one
+    /// set of changed properties, so the group of the previous update is
+    /// tried first with two integer comparisons, before any hashing.
     mutating func recordUpdate(table: EntityTable, row: Int64, dirty: PropertyBitSet) {
+        if let (shape, index) = lastUpdate, shape.table == ObjectIdentifier(table), shape.properties == dirty {
+            groups[index].rows.append(row)
+            return
+        }
         let shape = UpdateShape(table: ObjectIdentifier(table), properties: dirty)
+        defer { lastUpdate = lastGroup.map { (shape, $0) } }
         if let key = updateKeys[shape] {
             append(row, to: key)
             return
