@@ -78,6 +78,11 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// context keeps its pending changes; `conflicts` lists every such
     /// object with its properties' stored and unsaved values.
     case saveConflicts(path: String, conflicts: [SaveConflict])
+    /// A history fetch asked for the transactions after `token`, and the
+    /// store cannot give all of them: some were pruned, or the token is not
+    /// one this store issued (`reason` says which). Thrown as the underlying
+    /// error of `SwiftDataError.historyTokenExpired`.
+    case historyTokenExpired(path: String, token: Int64, reason: String)
 
     public var description: String {
         switch self {
@@ -154,6 +159,8 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             let shown = conflicts.prefix(10).map(\.description).joined(separator: "; ") + (conflicts.count > 10 ? "; …" : "")
             return "save conflicts in \(path): \(shown); nothing was written and the changes are still pending "
                 + "(refetch or rollback and try again, or set the context's mergePolicy)"
+        case .historyTokenExpired(let path, let token, let reason):
+            return "history token \(token) of \(path) has expired: \(reason); refetch the objects instead of catching up"
         }
     }
 }

@@ -73,10 +73,13 @@ public struct SwiftDataError: Error, Hashable, Sendable, CustomStringConvertible
     /// A sort descriptor cannot run in the store (ModelStore: `.unsupportedQuery`
     /// of a `SortDescriptor`).
     public static let unsupportedSortDescriptor = SwiftDataError(.unsupportedSortDescriptor)
-    /// A history token is older than the history kept. ModelStore keeps no
-    /// history tokens: never thrown.
+    /// A history fetch after a token cannot give every transaction after it:
+    /// some were deleted (`deleteHistory`), or the token is not one this
+    /// store issued. Its `underlying` error says which.
     public static let historyTokenExpired = SwiftDataError(.historyTokenExpired)
-    /// A history fetch request is not valid. Never thrown (no history fetches).
+    /// A history fetch or delete asked for a transaction type other than
+    /// `DefaultHistoryTransaction`, or a delete compared with a token of
+    /// another store.
     public static let invalidTransactionFetchRequest = SwiftDataError(.invalidTransactionFetchRequest)
 
     // MARK: Configuration errors
@@ -139,6 +142,7 @@ extension ModelStoreError {
     /// - `.unsupportedQuery`: `.unsupportedSortDescriptor` for a sort
     ///   descriptor, `.unsupportedPredicate` otherwise; `.unknownProperty`:
     ///   `.unsupportedKeyPath`.
+    /// - `.historyTokenExpired`: `.historyTokenExpired`.
     public var swiftDataError: SwiftDataError? {
         let code: SwiftDataError.Code
         switch self {
@@ -154,6 +158,8 @@ extension ModelStoreError {
             code = expression.hasPrefix("SortDescriptor") ? .unsupportedSortDescriptor : .unsupportedPredicate
         case .unknownProperty:
             code = .unsupportedKeyPath
+        case .historyTokenExpired:
+            code = .historyTokenExpired
         case .readOnlyStore, .rowNotFound, .saveFailed, .entityNotInSchema, .escapingMutations, .notASnapshot,
             .saveConflicts:
             return nil

@@ -26,6 +26,7 @@ struct StoreTool: ParsableCommand {
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
             Export.self, Import.self, Check.self, SQL.self, Backup.self, Migrate.self, Snapshots.self,
+            History.self,
         ])
 }
 
