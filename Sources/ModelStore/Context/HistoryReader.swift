@@ -16,7 +16,9 @@ import Foundation
 
 /// One change of a recorded transaction, as stored.
 struct RecordedChange: Sendable, Equatable {
-    /// The change's id: its order within the whole history.
+    /// The change's id: its order within the whole history (the stored
+    /// group's id in the high 32 bits, the row's place in the group in the
+    /// low ones).
     let id: Int64
     /// The token of its transaction.
     let token: Int64
@@ -182,8 +184,12 @@ extension ChangeHistory {
             }
             guard !transactions.isEmpty else { return [] }
             let changes = try connection.prepare(
-                "SELECT \"id\", \"token\", \"entity\", \"row\", \"kind\", \"properties\", \"tombstone\" FROM "
-                    + "\(quoteIdentifier(changesTable)) WHERE \"token\" IN (\(selected)) ORDER BY \"token\", \"id\"")
+                // One stored row per group of rows changed alike (see
+                // ChangeHistory): expanded here to one change per row, whose
+                // id is the group's id and the row's place in it.
+                "SELECT (c.\"id\" << 32) + j.\"key\", c.\"token\", c.\"entity\", j.\"value\", c.\"kind\", c.\"properties\", "
+                    + "c.\"tombstone\" FROM \(quoteIdentifier(changesTable)) AS c, json_each(c.\"rows\") AS j "
+                    + "WHERE c.\"token\" IN (\(selected)) ORDER BY c.\"token\", c.\"id\", j.\"key\"")
             for (index, value) in values.enumerated() { try changes.bind(value, at: Int32(index + 1)) }
             while try changes.step() {
                 let change = try readChange(changes, path: path)
