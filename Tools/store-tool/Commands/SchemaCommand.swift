@@ -57,7 +57,9 @@ struct SchemaCommand: ParsableCommand {
                 var notes = [attribute.kind.rawValue]
                 if attribute.representation == .rawValue { notes.append("raw value") }
                 if attribute.representation == .json { notes.append("JSON") }
-                notes += attribute.options.map(\.name)
+                // A transformable column holds the transformer's data, which
+                // only the app can read as its type: the note names it.
+                notes += attribute.options.map { option in option.transformerName.map { "transformable by \($0)" } ?? option.name }
                 if let original = attribute.originalName { notes.append("was \(original)") }
                 if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
                 if let value = attribute.defaultValue { notes.append("default: " + value) }
