@@ -80,6 +80,22 @@ func registerHexTransformer() {
     init(swatch: Swatch) { self.swatch = swatch }
 }
 
+/// The same entity before and after a transformable attribute is added.
+enum TintV1 {
+    @Model final class Tint {
+        var name: String
+        init(name: String) { self.name = name }
+    }
+}
+
+enum TintV2 {
+    @Model final class Tint {
+        var name: String
+        @Attribute(.transformable(by: SwatchTransformer.self)) var swatch = Swatch(red: 1, green: 2, blue: 3)
+        init(name: String) { self.name = name }
+    }
+}
+
 @Suite("@Attribute(.transformable(by:))")
 struct TransformableTests {
     private let teal = Swatch(red: 0, green: 128, blue: 128)
@@ -204,6 +220,42 @@ struct TransformableTests {
         let data = try JSONEncoder().encode(primary)
         #expect(try JSONDecoder().decode(Schema.Attribute.self, from: data) == primary)
         #expect(String(decoding: try JSONEncoder().encode(Schema.Attribute.Option.unique), as: UTF8.self) == #"{"name":"unique"}"#)
+    }
+
+    @Test("A migration adds a transformable attribute as a data column, filled with the transformed initial value")
+    func migrationFillsTransformedDefault() throws {
+        let url = try TemporaryDirectory().file()
+        do {
+            let context = ModelContext(try open(url, [TintV1.Tint.self]))
+            context.insert(TintV1.Tint(name: "Old"))
+            try context.save()
+        }
+        let container = try ModelContainer(
+            for: Schema([TintV2.Tint.self], version: Schema.Version(2, 0, 0)), configurations: [migrationConfiguration(url)])
+        let tints = try ModelContext(container).fetch(FetchDescriptor<TintV2.Tint>())
+        #expect(tints.map(\.swatch) == [Swatch(red: 1, green: 2, blue: 3)])
+        let stored = try StoreFile(url: url).storedSchema().entity(named: "Tint")?.attribute(named: "swatch")
+        #expect(stored?.kind == .data)
+        #expect(stored?.isTransformable == true)
+    }
+
+    @Test("A save conflict compares transformable values through the transformer: only the one changed in the store is listed")
+    func conflictComparesTransformedValues() throws {
+        let store = try savedStore { $0.insert(Palette(name: "Sea", primary: teal, hex: nil)) }
+        let container = try store.container([Palette.self])
+        let first = ModelContext(container)
+        let second = ModelContext(container)
+        let a = try #require(try first.fetch(FetchDescriptor<Palette>()).first)
+        let b = try #require(try second.fetch(FetchDescriptor<Palette>()).first)
+        a.primary = coral
+        try first.save()
+        b.name = "Ocean"
+        #expect {
+            try second.save()
+        } throws: { error in
+            guard case ModelStoreError.saveConflicts(_, let conflicts) = error, let conflict = conflicts.first else { return false }
+            return Set(conflict.properties.map(\.name)) == ["primary", "name"] && conflict.propertiesChangedOnBothSides.isEmpty
+        }
     }
 
     @Test("The registry: names, lookup by name and type, replacement and removal")
