@@ -9,8 +9,10 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Show the entities, attributes and relationships the store records, or draw them.",
         discussion: """
             text lists each attribute with its Swift type, its kind and options, an enum's cases \
-            (cases: planned | booked) and the default an insert takes (default: planned); json is the \
-            schema record itself (enumCases, defaultValue).
+            (cases: planned | booked), the default an insert takes (default: planned) and a transformable \
+            attribute's value transformer (transformable by MyApp.ColorTransformer: the column holds the \
+            transformer's data, shown and set as base64); json is the schema record itself (enumCases, \
+            defaultValue, transformerName).
 
             Examples:
               store-tool schema trips.store
