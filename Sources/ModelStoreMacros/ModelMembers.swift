@@ -115,6 +115,13 @@ struct ModelMembers {
         return "ModelStore._$valueType(of: { \\\(type.text).\(property.identifier.text) })"
     }
 
+    /// `, transformedBy: <the option>` for a property with
+    /// `.transformable(by:)`, which picks the runtime's overloads that store
+    /// the value through its transformer; empty for any other property.
+    private func transformerArgument(_ property: PersistedProperty) -> String {
+        property.transformer.map { ", transformedBy: \($0.trimmedDescription)" } ?? ""
+    }
+
     /// The stored field of a property: the backing field of a tracked `var`,
     /// the property itself for a `let`.
     private func field(_ property: PersistedProperty) -> String {
@@ -131,7 +138,7 @@ struct ModelMembers {
     /// this one is (a loaded to-one) cannot take its place.
     private var rowInitializer: DeclSyntax {
         let assignments = properties.map { property -> CodeBlockItemSyntax in
-            "\(raw: field(property)) = try row.value(at: \(raw: ordinal(property)), as: \(raw: metatype(property)))"
+            "\(raw: field(property)) = try row.value(at: \(raw: ordinal(property)), as: \(raw: metatype(property))\(raw: transformerArgument(property)))"
         }
         // A subclass reads its own properties, then lets its superclass read
         // the rest and keep the row (still last).
@@ -150,7 +157,7 @@ struct ModelMembers {
     private var bindFunction: DeclSyntax {
         let cases = properties.map { property -> String in
             "case \(property.ordinal):\n"
-                + "try statement.bindValue(\(field(property)), as: \(metatype(property)), at: index)"
+                + "try statement.bindValue(\(field(property)), as: \(metatype(property)), at: index\(transformerArgument(property)))"
         }
         guard superclass != nil else {
             let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
@@ -185,8 +192,9 @@ struct ModelMembers {
                 + "options: [\(options)], originalName: \(originalName)"
                 + (property.defaultValue.map { value in
                     ", defaultValue: { \(value.trimmedDescription) }"
-                        + (DefaultExpression.kind(of: value).map { ", defaultKind: \($0))" } ?? ")")
-                } ?? ")")
+                        + (DefaultExpression.kind(of: value).map { ", defaultKind: \($0)" } ?? "")
+                } ?? "")
+                + transformerArgument(property) + ")"
         }
         let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
         // A class that may be subclassed answers through dynamic dispatch, so

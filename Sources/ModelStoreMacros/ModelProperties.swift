@@ -27,6 +27,18 @@ struct PersistedProperty {
     /// a new or newly required attribute, and which the schema record holds
     /// when it is a constant (see ``DefaultExpression``).
     var defaultValue: ExprSyntax? = nil
+
+    /// The `.transformable(by: …)` option among the `@Attribute` options, as
+    /// written: such a property is stored through its value transformer
+    /// (the generated code passes the option along), whatever its type.
+    var transformer: ExprSyntax? {
+        options.last { option in
+            guard let call = option.as(FunctionCallExprSyntax.self),
+                let member = call.calledExpression.as(MemberAccessExprSyntax.self)
+            else { return false }
+            return member.declName.baseName.text == "transformable"
+        }
+    }
 }
 
 /// The stored properties of a `@Model` class, sorted into persisted ones and misuses.

@@ -106,3 +106,26 @@ import Testing
         return TripRepository(container: container)
     }
 }
+
+/// `Shapes/ThemeModels.swift`: transformable attributes.
+@Suite struct TransformableShapeTests {
+    @Test func transformableAttributesRoundTripThroughAReopenedStore() throws {
+        let folder = try TemporaryFolder()
+        let url = folder.file("Themes.store")
+        // Components of n/255, which the transformer's bytes keep exactly.
+        let ocean = RGBColor(red: 0, green: 102.0 / 255, blue: 204.0 / 255)
+        let sand = RGBColor(red: 1, green: 204.0 / 255, blue: 153.0 / 255)
+        do {
+            let context = ModelContext(try ThemeStore.container(url: url))
+            context.insert(Theme(name: "Ocean", accent: ocean, highlight: sand))
+            try context.save()
+        }
+        let context = ModelContext(try ThemeStore.container(url: url))
+        let theme = try #require(try context.fetch(FetchDescriptor<Theme>()).first)
+        #expect(theme.accent == ocean)
+        #expect(theme.background == nil)
+        #expect(theme.highlight == sand)
+        let attribute = try #require(Schema([Theme.self]).entitiesByName["Theme"]?.attribute(named: "accent"))
+        #expect(attribute.isTransformable)
+    }
+}

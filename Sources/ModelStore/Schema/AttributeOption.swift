@@ -7,9 +7,22 @@ extension Schema.Attribute {
     public struct Option: Hashable, Codable, Sendable, CustomStringConvertible {
         /// The option's name as recorded in the store's schema.
         public let name: String
+        /// For `.transformable(by:)`, the name of the value transformer
+        /// (the registered name, or the transformer class's qualified name);
+        /// nil for every other option. Recorded in the schema (older records
+        /// have no such key).
+        public let transformerName: String?
 
         /// Creates an option from its recorded name.
-        public init(name: String) { self.name = name }
+        public init(name: String) {
+            self.name = name
+            self.transformerName = nil
+        }
+
+        private init(transformerName: String) {
+            self.name = Self.transformableName
+            self.transformerName = transformerName
+        }
 
         /// Values are unique across all objects of the entity. Inserting an
         /// object whose unique value already exists updates the existing row
@@ -30,6 +43,33 @@ extension Schema.Attribute {
         /// CloudKit on Linux.
         public static let allowsCloudEncryption = Option(name: "allowsCloudEncryption")
 
-        public var description: String { "." + name }
+        /// The recorded name of `.transformable(by:)`.
+        static let transformableName = "transformable"
+
+        /// Store the value as the `Data` that a `transformerType` transformer
+        /// makes of it, and read it back with its reverse transformation, as
+        /// in SwiftData: for a property whose type is not otherwise storable.
+        /// The column holds the data (a BLOB); nil is stored as NULL without
+        /// calling the transformer.
+        ///
+        /// The transformer is the one registered under the class's qualified
+        /// name (`MyApp.ColorTransformer`); when there is none, a new
+        /// instance of the class is registered under it.
+        public static func transformable(by transformerType: ValueTransformer.Type) -> Option {
+            Option(transformerName: transformerRegistrationName(transformerType))
+        }
+
+        /// Store the value through the transformer registered under
+        /// `transformerName` (`ValueTransformer.setValueTransformer(_:forName:)`);
+        /// see `transformable(by:)` with a transformer class. Saving or
+        /// loading such a value when no transformer is registered under the
+        /// name is an error.
+        public static func transformable(by transformerName: String) -> Option {
+            Option(transformerName: transformerName)
+        }
+
+        public var description: String {
+            transformerName.map { ".\(name)(by: \"\($0)\")" } ?? "." + name
+        }
     }
 }

@@ -221,5 +221,10 @@ extension Schema {
 
         /// True when the attribute has the `.unique` option.
         public var isUnique: Bool { options.contains(.unique) }
+
+        /// True when the attribute has the `.transformable(by:)` option: its
+        /// column holds the data a value transformer made of the value, which
+        /// only the app (which has the transformer) can read as its type.
+        public var isTransformable: Bool { options.contains { $0.name == Option.transformableName } }
     }
 }

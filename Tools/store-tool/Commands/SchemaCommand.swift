@@ -9,8 +9,10 @@ struct SchemaCommand: ParsableCommand {
         abstract: "Show the entities, attributes and relationships the store records, or draw them.",
         discussion: """
             text lists each attribute with its Swift type, its kind and options, an enum's cases \
-            (cases: planned | booked) and the default an insert takes (default: planned); json is the \
-            schema record itself (enumCases, defaultValue).
+            (cases: planned | booked), the default an insert takes (default: planned) and a transformable \
+            attribute's value transformer (transformable by MyApp.ColorTransformer: the column holds the \
+            transformer's data, shown and set as base64); json is the schema record itself (enumCases, \
+            defaultValue, transformerName).
 
             Examples:
               store-tool schema trips.store
@@ -57,7 +59,9 @@ struct SchemaCommand: ParsableCommand {
                 var notes = [attribute.kind.rawValue]
                 if attribute.representation == .rawValue { notes.append("raw value") }
                 if attribute.representation == .json { notes.append("JSON") }
-                notes += attribute.options.map(\.name)
+                // A transformable column holds the transformer's data, which
+                // only the app can read as its type: the note names it.
+                notes += attribute.options.map { option in option.transformerName.map { "transformable by \($0)" } ?? option.name }
                 if let original = attribute.originalName { notes.append("was \(original)") }
                 if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
                 if let value = attribute.defaultValue { notes.append("default: " + value) }
