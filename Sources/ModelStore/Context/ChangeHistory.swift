@@ -160,7 +160,7 @@ struct HistoryRecorder {
             }
             let columns = ([primaryKeyColumn] + preserved.map(\.name)).map(quoteIdentifier).joined(separator: ", ")
             let statement = try connection.cachedStatement(
-                "SELECT \(columns) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) "
+                "SELECT \(columns) FROM \(quoteIdentifier(table.tableName)) WHERE \(quoteIdentifier(primaryKeyColumn)) "
                     + "\(RelationshipSQL.inKeys) ORDER BY \(quoteIdentifier(primaryKeyColumn))")
             defer { statement.reset() }
             do {

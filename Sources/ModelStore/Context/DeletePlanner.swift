@@ -117,7 +117,9 @@ struct DeletePlanner {
             }
         }
         guard !unloaded.isEmpty,
-            let sql = RelationshipSQL.linkedKeys(relationship, inverse: inverse(of: relationship), holderTable: table.name)
+            let sql = RelationshipSQL.linkedKeys(
+                relationship, inverse: inverse(of: relationship), holderTable: table.tableName,
+                destinationTable: tables(relationship.destination)?.tableName)
         else { return result }
         let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
@@ -147,7 +149,7 @@ extension DeletePlan {
             try Self.run(sql, keys: keys, entity: nullification.table.name, connection: connection)
         }
         for (table, keys) in rowsByTable {
-            let sql = "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) \(inKeys)"
+            let sql = "DELETE FROM \(quoteIdentifier(table.tableName)) WHERE \(quoteIdentifier(primaryKeyColumn)) \(inKeys)"
             try Self.run(sql, keys: keys, entity: table.name, connection: connection)
         }
     }

@@ -107,8 +107,8 @@ extension ModelContext {
         var read: [T] = []
         if !missing.isEmpty {
             let sql = """
-                SELECT \(SchemaSQL.selectColumns(table.slots, qualifier: nil, omitting: unfetched)) \
-                FROM \(quoteIdentifier(table.entity.name)) \
+                SELECT \(table.selectColumns(qualifier: nil, omitting: unfetched, version: table.versionSelect)) \
+                FROM \(quoteIdentifier(table.tableName)) \
                 WHERE \(quoteIdentifier(primaryKeyColumn)) \(RelationshipSQL.inKeys)
                 """
             read = try fetchRows(T.self, table: table, sql: sql, unfetched: unfetched) { try $0.bind(jsonKeys(missing), at: 1) }

@@ -57,7 +57,7 @@ extension ModelContext {
         for (table, models) in byTable.values {
             let key = quoteIdentifier(primaryKeyColumn)
             let statement = try connection.cachedStatement(
-                "SELECT \(key), \(quoteIdentifier(rowVersionColumn)) FROM \(quoteIdentifier(table.name)) "
+                "SELECT \(key), \(quoteIdentifier(rowVersionColumn)) FROM \(quoteIdentifier(table.tableName)) "
                     + "WHERE \(key) \(RelationshipSQL.inKeys)")
             defer { statement.reset() }
             do {

@@ -179,6 +179,9 @@ extension ModelContext {
     private func readRows<T: PersistentModel>(
         _ type: T.Type, table: EntityTable, unfetched: PropertyBitSet, from statement: Statement
     ) throws -> [T] {
+        if table.isPolymorphic {
+            return Self.reinterpret(try readPolymorphicRows(type, table: table, unfetched: unfetched, from: statement), as: T.self)
+        }
         let registry = registry(for: table)
         guard let reader = rowRelationshipReader(for: table) else {
             return try readRowsRegisteringAfter(type, table: table, registry: registry, unfetched: unfetched, from: statement)
@@ -290,6 +293,12 @@ extension ModelContext {
     ) throws -> T? {
         let rowID = statement.int64(at: 0)
         if let existing = registry[rowID] { return existing as? T }
+        if table.isPolymorphic {
+            let model = try makePolymorphicModel(
+                table: table, rowID: rowID, reader: reader, unfetched: unfetched, from: statement)
+            registry.register(model, rowID: rowID)
+            return model as? T
+        }
         let model = try makeModel(type, rowID: rowID, table: table, reader: reader, unfetched: unfetched, from: statement)
         registry.register(model, rowID: rowID)
         return model
@@ -297,12 +306,13 @@ extension ModelContext {
 
     /// A new object read from the statement's current row, owned by this
     /// context but not registered yet.
-    private func makeModel<T: PersistentModel>(
+    func makeModel<T: PersistentModel>(
         _ type: T.Type, rowID: Int64, table: EntityTable, reader: RowRelationshipReader?,
-        unfetched: PropertyBitSet, from statement: Statement
+        unfetched: PropertyBitSet, from statement: Statement, versionColumn: Int32? = nil
     ) throws -> T {
         let link = stateLink(for: table)
-        let version = statement.int64(at: table.versionColumn)
+        // A superentity's SELECT (`versionColumn`) is wider than `table`'s own.
+        let version = statement.int64(at: versionColumn ?? table.versionColumn)
         let (model, handOver) = try PersistentRow.make(
             statement: statement, rowID: rowID, version: version, table: table, link: link, relationships: reader,
             unfetched: unfetched, handOver: handOverSlot, T.init(_$row:))

@@ -64,13 +64,14 @@ extension ModelContext {
     ) throws -> (sql: String, holderColumn: Int32) {
         guard
             let sql = RelationshipSQL.relatedRows(
-                relationship.schema, inverse: relationship.inverse?.schema, destinationSlots: destination.slots,
-                holders: holders, version: destination.versionSelect)
+                relationship.schema, inverse: relationship.inverse?.schema,
+                destinationColumns: destination.selectColumns(qualifier: "t", version: destination.versionSelect),
+                destinationTable: destination.tableName, holders: holders)
         else {
             throw ModelStoreError.invalidSchema(
                 reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
         }
-        return (sql, destination.versionColumn + 1)
+        return (sql, destination.firstExtraColumn)
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and

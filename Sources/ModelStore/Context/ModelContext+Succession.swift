@@ -206,7 +206,7 @@ extension ModelContext {
         guard let table = state.table, let rowID = state.rowID, let column = relationship.schema.foreignKeyColumn else {
             return nil
         }
-        let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+        let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.tableName)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
         let statement = try connection().cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(rowID, at: 1)

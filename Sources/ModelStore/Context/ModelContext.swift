@@ -238,9 +238,11 @@ public final class ModelContext {
     /// The registry of one entity's objects, made on first use.
     func registry(for table: EntityTable) -> RowRegistry {
         if let registry = existingRegistry(for: table) { return registry }
+        // A class hierarchy's registry holds objects of each of its classes.
         let registry = RowRegistry(
-            modelType: store.modelType(of: table), hasRelationships: table.hasRelationships)
-        identityMap[ObjectIdentifier(table)] = registry
+            modelType: table.hierarchy == nil ? store.modelType(of: table) : nil,
+            hasRelationships: table.hierarchy != nil || table.hasRelationships)
+        identityMap[table.registryKey] = registry
         return registry
     }
 
@@ -248,7 +250,7 @@ public final class ModelContext {
     /// after another, so the last registry found is kept: an identity
     /// comparison instead of hashing.
     func existingRegistry(for table: EntityTable) -> RowRegistry? {
-        let key = ObjectIdentifier(table)
+        let key = table.registryKey
         if let lastRegistry, lastRegistry.key == key { return lastRegistry.registry }
         guard let registry = identityMap[key] else { return nil }
         lastRegistry = (key, registry)
@@ -266,7 +268,7 @@ public final class ModelContext {
     }
 
     func unregister(_ table: EntityTable, rowID: Int64) {
-        identityMap[ObjectIdentifier(table)]?.remove(rowID)
+        identityMap[table.registryKey]?.remove(rowID)
     }
 
     // MARK: Autosave
@@ -329,7 +331,7 @@ extension ModelContext: ModelStateOwner {
                     row: state.rowID, reason: "the attribute was not fetched and cannot be read on its own",
                     path: store.configuration.displayPath)
             }
-            let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+            let sql = "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table.tableName)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             let statement = try connection().cachedStatement(sql)
             defer { statement.reset() }
             try statement.bind(rowID, at: 1)

@@ -49,7 +49,6 @@ final class Store: Sendable {
         toleratingForeignObjects: Bool = false
     ) throws {
         try schema.validate()
-        try schema.checkHierarchiesStorable()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
         self.schema = schema
@@ -116,7 +115,6 @@ final class Store: Sendable {
     /// stage: no checks, every context shares the connection.
     init(migrating connection: Connection, configuration: ModelConfiguration, schema: Schema, identifier: String) throws {
         try schema.validate()
-        try schema.checkHierarchiesStorable()
         let schema = try schema.resolvingRelationships()
         self.configuration = configuration
         self.schema = schema
@@ -140,10 +138,12 @@ final class Store: Sendable {
         var byType: [ObjectIdentifier: EntityTable] = [:]
         var types: [ObjectIdentifier: ModelType] = [:]
         for store in stores {
+            var hierarchyKeys: [String: HierarchyKey] = [:]
             for entity in store.schema.entities {
                 let table = EntityTable(
                     entity: entity, storeIdentifier: store.identifier, storePath: store.configuration.displayPath,
-                    storeAllowsSave: store.configuration.allowsSave, versionSelect: store.versionSelect)
+                    storeAllowsSave: store.configuration.allowsSave, versionSelect: store.versionSelect,
+                    hierarchy: HierarchyMembership.of(entity, in: store.schema, keys: &hierarchyKeys))
                 byName[entity.name] = table
                 if let type = entity.persistentModelType {
                     byType[ObjectIdentifier(type)] = table

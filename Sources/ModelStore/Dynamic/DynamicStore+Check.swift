@@ -51,7 +51,7 @@ extension DynamicStore {
             for rule in table.entity.uniqueRules {
                 let columns = rule.names.map(quoteIdentifier)
                 let statement = try connection.prepare(
-                    "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE "
+                    "SELECT count(*) FROM \(quoteIdentifier(table.tableName)) WHERE "
                         + columns.map { "\($0) IS NOT NULL" }.joined(separator: " AND ")
                         + " GROUP BY \(columns.joined(separator: ", ")) HAVING count(*) > 1")
                 while try statement.step() {
@@ -78,7 +78,7 @@ extension DynamicStore {
             else { continue }
             let statement = try connection.prepare(
                 "SELECT \(quoteIdentifier(column)), group_concat(\(quoteIdentifier(primaryKeyColumn)), ', ') FROM "
-                    + "(SELECT \(quoteIdentifier(column)), \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.name)) "
+                    + "(SELECT \(quoteIdentifier(column)), \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.tableName)) "
                     + "WHERE \(quoteIdentifier(column)) IS NOT NULL ORDER BY \(quoteIdentifier(primaryKeyColumn))) "
                     + "GROUP BY \(quoteIdentifier(column)) HAVING count(*) > 1")
             while try statement.step() {
@@ -104,11 +104,13 @@ extension DynamicStore {
         var problems: [String] = []
         let counted = table.entity.relationships.filter { $0.isToMany && ($0.countLimits.minimum != nil || $0.countLimits.maximum != nil) }
         let countColumns = counted.map {
-            RelationshipSQL.countExpression($0, inverse: inverse(of: $0), holderKey: "t.\(quoteIdentifier(primaryKeyColumn))") ?? "0"
+            RelationshipSQL.countExpression(
+                $0, inverse: inverse(of: $0), holderKey: "t.\(quoteIdentifier(primaryKeyColumn))",
+                destinationTable: schema.tableName(of: $0.destination)) ?? "0"
         }
         let statement = try connection.prepare(
             "SELECT " + ([SchemaSQL.selectColumns(table.slots, qualifier: "t")] + countColumns).joined(separator: ", ")
-                + " FROM \(quoteIdentifier(table.name)) AS t ORDER BY t.\(quoteIdentifier(primaryKeyColumn))")
+                + " FROM \(quoteIdentifier(table.tableName)) AS t ORDER BY t.\(quoteIdentifier(primaryKeyColumn))")
         while try statement.step() {
             let key = statement.int64(at: 0)
             for (ordinal, slot) in table.slots.enumerated() {

@@ -73,7 +73,8 @@ extension DynamicStore {
             table.entity.relationships.filter(\.isToMany).map { relationship in
                 RelationshipSQL.countExpression(
                     relationship, inverse: self.inverse(of: relationship),
-                    holderKey: "\(alias).\(quoteIdentifier(primaryKeyColumn))") ?? "0"
+                    holderKey: "\(alias).\(quoteIdentifier(primaryKeyColumn))",
+                    destinationTable: self.schema.tableName(of: relationship.destination)) ?? "0"
             }
         }
         let compiled = try QuerySQLBuilder.select(

@@ -113,7 +113,9 @@ extension DynamicStore {
     func relatedKeys(_ relationship: Schema.Relationship, of holder: Int64) throws -> [Int64] {
         guard
             let sql = RelationshipSQL.relatedRows(
-                relationship, inverse: inverse(of: relationship), destinationSlots: [], holders: .one)
+                relationship, inverse: inverse(of: relationship),
+                destinationColumns: "t.\(quoteIdentifier(primaryKeyColumn))",
+                destinationTable: schema.tableName(of: relationship.destination), holders: .one)
         else { return [] }
         let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
@@ -126,7 +128,8 @@ extension DynamicStore {
     /// The members of `holder`'s to-many with their stored positions, in
     /// their stored order (see `RelationshipSQL.storedLinks`).
     func storedLinks(_ relationship: Schema.Relationship, of holder: Int64) throws -> [StoredLink] {
-        guard let sql = RelationshipSQL.storedLinks(relationship, inverse: inverse(of: relationship)) else { return [] }
+        guard let sql = RelationshipSQL.storedLinks(
+            relationship, inverse: inverse(of: relationship), destinationTable: schema.tableName(of: relationship.destination)) else { return [] }
         let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
         try statement.bind(holder, at: 1)

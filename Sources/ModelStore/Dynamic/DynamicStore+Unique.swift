@@ -82,7 +82,7 @@ extension DynamicStore {
                 ? "\(columns) IN (\(Array(repeating: "?", count: batch.count).joined(separator: ", ")))"
                 : "(\(columns)) IN (VALUES \(placeholders.joined(separator: ", ")))"
             let statement = try connection.prepare(
-                "SELECT \(columns), \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.name)) WHERE \(condition)")
+                "SELECT \(columns), \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table.tableName)) WHERE \(condition)")
             var parameter: Int32 = 1
             for index in batch {
                 for value in tuples[index] {

@@ -23,7 +23,18 @@ struct SchemaChange {
     ///   no permission can make (rows that need a value nothing supplies);
     ///   `ModelStoreError.destructiveMigration` listing every change that
     ///   would lose data; `SQLiteError` when the file cannot be read.
+    ///   Also `noMigrationPath` when either schema has a class hierarchy:
+    ///   the planner works table per entity, and a hierarchy's entities
+    ///   share one table (see `Schema.storageLayout()`), so it would create
+    ///   or rebuild the wrong tables.
     func operations(_ connection: Connection, path: String) throws -> [TableOperation] {
+        let subentities = (old.entities + new.entities).filter { $0.superentityName != nil }
+        if let subentity = subentities.first, let superentity = subentity.superentityName {
+            throw ModelStoreError.noMigrationPath(
+                path: path,
+                reason: "entity \(subentity.name) inherits from \(superentity): migrating a store whose schema has a "
+                    + "@Model class hierarchy is not supported yet")
+        }
         var planner = Planner(change: self, connection: connection, mapping: SchemaMapping(old: old, new: new, renames: renames))
         try planner.plan()
         if !planner.impossibilities.isEmpty {

@@ -41,8 +41,7 @@ struct CompiledFetch<T: PersistentModel> {
     func select(limit: Int?, offset: Int) throws(ModelStoreError) -> CompiledQuery {
         try QuerySQLBuilder.select(
             schema: schema, entity: table.entity,
-            columns: { [unfetched] in SchemaSQL.selectColumns(table.slots, qualifier: $0, omitting: unfetched, version: table.versionSelect)
-            },
+            columns: { [unfetched] in table.selectColumns(qualifier: $0, omitting: unfetched, version: table.versionSelect) },
             where: condition, orderBy: orderings, limit: limit, offset: offset)
     }
 

@@ -86,7 +86,7 @@ extension QuerySQLBuilder {
             case .joinTable, .unresolved:
                 throw unresolved(relationship, entity)
             }
-            frames[reference.scope].joins.append("LEFT JOIN \(quoteIdentifier(destination.name)) AS \(next) ON \(on)")
+            frames[reference.scope].joins.append("LEFT JOIN \(quoteIdentifier(schema.tableName(of: destination.name))) AS \(next) ON \(on)")
             frames[reference.scope].joinAliases[key] = (next, destination)
             (alias, entity) = (next, destination)
         }
@@ -113,12 +113,12 @@ extension QuerySQLBuilder {
         case .inverseForeignKey:
             guard let inverse = relationship.inverseName.flatMap(destination.relationship(named:)), let column = inverse.foreignKeyColumn
             else { throw unresolved(relationship, entity) }
-            from = "\(quoteIdentifier(destination.name)) AS \(member)"
+            from = "\(quoteIdentifier(schema.tableName(of: destination.name))) AS \(member)"
             link = "\(member).\(quoteIdentifier(column)) = \(alias).\(key)"
         case .joinTable(let table, let isSource):
             let links = nextAlias()
             let (own, other) = isSource ? (JoinTableColumn.source, JoinTableColumn.target) : (JoinTableColumn.target, JoinTableColumn.source)
-            from = "\(quoteIdentifier(table)) AS \(links) JOIN \(quoteIdentifier(destination.name)) AS \(member) ON \(member).\(key) = \(links).\(quoteIdentifier(other))"
+            from = "\(quoteIdentifier(table)) AS \(links) JOIN \(quoteIdentifier(schema.tableName(of: destination.name))) AS \(member) ON \(member).\(key) = \(links).\(quoteIdentifier(other))"
             link = "\(links).\(quoteIdentifier(own)) = \(alias).\(key)"
         case .foreignKey, .unresolved:
             throw unresolved(relationship, entity)

@@ -96,7 +96,20 @@ struct QuerySQLBuilder {
 
     /// `FROM "Entity" AS t0 LEFT JOIN …` with the joins the compiled parts need.
     var fromClause: String {
-        ([ "FROM \(quoteIdentifier(rootEntity.name)) AS \(rootAlias)" ] + frames[0].joins).joined(separator: " ")
+        ([ "FROM \(quoteIdentifier(schema.tableName(of: rootEntity.name))) AS \(rootAlias)" ] + frames[0].joins)
+            .joined(separator: " ")
+    }
+
+    /// The WHERE of a query with `condition`'s SQL: a subentity's query
+    /// keeps to its rows of the hierarchy's table.
+    func whereClause(_ condition: String?) -> String? {
+        let own = schema.rowCondition(of: rootEntity, qualifier: rootAlias)
+        switch (own, condition) {
+        case (nil, nil): return nil
+        case (let own?, nil): return own
+        case (nil, let condition?): return condition
+        case (let own?, let condition?): return "\(own) AND (\(condition))"
+        }
     }
 
     /// Builds `SELECT <columns> FROM … WHERE … ORDER BY … LIMIT … OFFSET …`.
@@ -111,7 +124,7 @@ struct QuerySQLBuilder {
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         let orderSQL = try builder.orderBy(orderBy)
         var sql = "SELECT \(columns(builder.rootAlias)) \(builder.fromClause)"
-        if let whereSQL { sql += " WHERE \(whereSQL)" }
+        if let whereSQL = builder.whereClause(whereSQL) { sql += " WHERE \(whereSQL)" }
         sql += " ORDER BY \(orderSQL)"
         if limit != nil || (offset ?? 0) > 0 {
             let limitValue = limit.map { Int64(max(0, $0)) } ?? -1
@@ -127,7 +140,7 @@ struct QuerySQLBuilder {
         var builder = QuerySQLBuilder(schema: schema, entity: entity)
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         var sql = "SELECT count(*) \(builder.fromClause)"
-        if let whereSQL { sql += " WHERE \(whereSQL)" }
+        if let whereSQL = builder.whereClause(whereSQL) { sql += " WHERE \(whereSQL)" }
         return CompiledQuery(sql: sql, bindings: builder.bindings)
     }
 

@@ -41,20 +41,46 @@ final class EntityTable: Sendable {
     /// returned rows in a temporary table, which costs more than the insert.
     let insertReturnsKey: Bool
     let countSQL: String
+    /// The SQL table: the entity's own, or its hierarchy root's.
+    let tableName: String
+    /// Where the entity is in a class hierarchy; nil outside one.
+    let hierarchy: HierarchyMembership?
+    /// The entities whose rows a SELECT of this table returns, in schema
+    /// order, when there are several (a superentity's fetch): each row's
+    /// class is then read from `entityColumnIndex`. Empty otherwise.
+    let polymorphicEntities: [String]
+    /// The column of `selectSQL` (and every SELECT that makes objects) that
+    /// holds the row's entity name; meaningful when `polymorphicEntities`
+    /// is not empty.
+    let entityColumnIndex: Int32
+    /// The column of `selectSQL` (and of every SELECT that makes objects)
+    /// that holds the row version: after the property columns, which for a
+    /// superentity cover every subentity's ordinals.
+    let versionColumn: Int32
 
     var name: String { entity.name }
+    /// The first column after those a SELECT that makes objects reads (the
+    /// version, and a hierarchy's entity column).
+    var firstExtraColumn: Int32 { hierarchy == nil ? versionColumn + 1 : entityColumnIndex + 1 }
+    /// True when rows of several entities come out of this table's SELECTs.
+    var isPolymorphic: Bool { !polymorphicEntities.isEmpty }
+    /// The key of the identity map this table's objects are in: one per
+    /// class hierarchy, so that a row fetched as any of its classes is one object.
+    var registryKey: ObjectIdentifier { hierarchy.map { ObjectIdentifier($0.key) } ?? ObjectIdentifier(self) }
     /// Stored, not derived from `entity`: the save asks once per object and
     /// per bound column.
     let hasRelationships: Bool
 
-    /// The column of `selectSQL` (and of every SELECT that makes objects)
-    /// that holds the row version.
-    var versionColumn: Int32 { Int32(slots.count + 1) }
-
     init(
         entity: Schema.Entity, storeIdentifier: String, storePath: String, storeAllowsSave: Bool,
-        versionSelect: VersionSelect = .column
+        versionSelect: VersionSelect = .column, hierarchy: HierarchyMembership? = nil
     ) {
+        self.hierarchy = hierarchy
+        tableName = hierarchy?.tableName ?? entity.name
+        polymorphicEntities = (hierarchy?.members.count ?? 0) > 1 ? hierarchy?.members.map(\.name) ?? [] : []
+        let width = hierarchy?.members.map(\.slots.count).max() ?? entity.slots.count
+        versionColumn = Int32(width + 1)
+        entityColumnIndex = Int32(width + 2)
         self.entity = entity
         self.versionSelect = versionSelect
         self.storeIdentifier = storeIdentifier
@@ -73,19 +99,29 @@ final class EntityTable: Sendable {
             $0.schema.countLimits.minimum != nil || $0.schema.countLimits.maximum != nil
         }
         hasRelationships = !entity.relationships.isEmpty
-        let table = quoteIdentifier(entity.name)
+        let table = quoteIdentifier(hierarchy?.tableName ?? entity.name)
         let key = quoteIdentifier(primaryKeyColumn)
-        selectSQL = "SELECT \(SchemaSQL.selectColumns(slots, qualifier: nil, version: versionSelect)) FROM \(table)"
-        selectByKeySQL = "\(selectSQL) WHERE \(key) = ?"
-        let columns = columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
+        let filter = hierarchy?.condition(qualifier: nil)
+        let selectColumns =
+            hierarchy?.selectColumns(qualifier: nil, omitting: PropertyBitSet(), version: versionSelect)
+            ?? SchemaSQL.selectColumns(slots, qualifier: nil, version: versionSelect)
+        selectSQL = "SELECT \(selectColumns) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
+        selectByKeySQL = "\(selectSQL) \(filter == nil ? "WHERE" : "AND") \(key) = ?"
+        var columns = columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
+        var values = Array(repeating: "?", count: columns.count)
+        if let hierarchy {
+            // Constant per entity: the discriminator is part of the
+            // statement, not bound.
+            columns.append(quoteIdentifier(entityColumn))
+            values.append(sqlStringLiteral(hierarchy.entityName))
+        }
         var insert: String
         if columns.isEmpty {
             insert = "INSERT INTO \(table) DEFAULT VALUES"
         } else {
-            let placeholders = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-            insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(placeholders))"
+            insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         }
-        insertReturnsKey = entity.hasUniqueness
+        insertReturnsKey = entity.hasUniqueness || hierarchy?.rootHasUniqueness == true
         if insertReturnsKey {
             // The conflict target may be omitted on the last ON CONFLICT clause
             // (SQLite 3.35+): any unique column that conflicts turns the insert
@@ -100,7 +136,23 @@ final class EntityTable: Sendable {
             insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key), \(version)"
         }
         insertSQL = insert
-        countSQL = "SELECT count(*) FROM \(table)"
+        countSQL = "SELECT count(*) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
+    }
+
+    /// The columns of a SELECT that makes this entity's objects, for a
+    /// table aliased `qualifier` (see `SchemaSQL.selectColumns`); for a
+    /// superentity they cover every subentity's ordinals, and the row's
+    /// entity follows the version (`entityColumnIndex`).
+    func selectColumns(qualifier: String?, omitting: PropertyBitSet = PropertyBitSet(), version: VersionSelect? = nil) -> String {
+        hierarchy?.selectColumns(qualifier: qualifier, omitting: omitting, version: version)
+            ?? SchemaSQL.selectColumns(slots, qualifier: qualifier, omitting: omitting, version: version)
+    }
+
+    /// The condition that keeps a SELECT of the hierarchy's table to this
+    /// entity's rows and its subentities'; nil when every row is one (a
+    /// table without hierarchy, or its root).
+    func rowCondition(qualifier: String?) -> String? {
+        hierarchy?.condition(qualifier: qualifier)
     }
 
     /// `UPDATE "Entity" SET a = ?, c = ?, _version = _version + 1 WHERE _pk = ?`
@@ -114,7 +166,7 @@ final class EntityTable: Sendable {
         let version = quoteIdentifier(rowVersionColumn)
         let assignments = ordinals.compactMap { slots[$0].column }.map { "\(quoteIdentifier($0)) = ?" }
             + (bumpsVersion ? ["\(version) = \(version) + 1"] : [])
-        return "UPDATE \(quoteIdentifier(entity.name)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
+        return "UPDATE \(quoteIdentifier(tableName)) SET \(assignments.joined(separator: ", ")) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?"
             + (checksVersion ? " AND \(version) = ?" : "")
     }
 

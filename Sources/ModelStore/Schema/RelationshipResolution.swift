@@ -18,7 +18,8 @@ extension Schema {
         var resolved = self
         let pairs = try relationshipPairs()
         for (entityIndex, entity) in entities.enumerated() {
-            for (relationshipIndex, relationship) in entity.relationships.enumerated() {
+            for (relationshipIndex, relationship) in entity.relationships.enumerated()
+            where relationshipIndex >= inheritedRelationshipCount(of: entity) {
                 let key = RelationshipKey(entity: entity.name, name: relationship.name)
                 let inverse = pairs[key].flatMap { self.relationship($0) }
                 var result = relationship
@@ -27,7 +28,31 @@ extension Schema {
                 resolved.entities[entityIndex].relationships[relationshipIndex] = result
             }
         }
+        // A subentity's inherited relationships are its superentity's: the
+        // same inverse and storage (one column or join table per hierarchy).
+        // One pass per level of the deepest hierarchy.
+        var copied = true
+        var passes = 0
+        while copied && passes <= entities.count {
+            copied = false
+            passes += 1
+            for (entityIndex, entity) in entities.enumerated() where entity.superentityName != nil {
+                guard let parent = entity.superentityName.flatMap(resolved.entity(named:)) else { continue }
+                for (index, relationship) in parent.relationships.enumerated()
+                where index < entity.relationships.count && resolved.entities[entityIndex].relationships[index] != relationship {
+                    resolved.entities[entityIndex].relationships[index] = relationship
+                    copied = true
+                }
+            }
+        }
         return resolved
+    }
+
+    /// How many of `entity`'s relationships it inherits from its superentity
+    /// (they come first); resolved once, on the superentity.
+    private func inheritedRelationshipCount(of entity: Entity) -> Int {
+        guard entity.superentityName != nil else { return 0 }
+        return superentity(of: entity)?.relationships.count ?? 0
     }
 
     private func relationship(_ key: RelationshipKey) -> Relationship? {
@@ -38,7 +63,7 @@ extension Schema {
     private func relationshipPairs() throws(ModelStoreError) -> [RelationshipKey: RelationshipKey] {
         var pairs: [RelationshipKey: RelationshipKey] = [:]
         for entity in entities {
-            for relationship in entity.relationships {
+            for relationship in entity.relationships.dropFirst(inheritedRelationshipCount(of: entity)) {
                 guard let destination = self.entity(named: relationship.destination) else {
                     throw .invalidSchema(
                         reason: "\(entity.name).\(relationship.name) refers to \(relationship.destination), which is not in the schema")
@@ -67,7 +92,7 @@ extension Schema {
         }
         // Inference, for relationships that no declaration paired.
         for entity in entities {
-            for relationship in entity.relationships {
+            for relationship in entity.relationships.dropFirst(inheritedRelationshipCount(of: entity)) {
                 let key = RelationshipKey(entity: entity.name, name: relationship.name)
                 guard pairs[key] == nil,
                     let candidate = unpairedCandidates(toward: entity.name, from: relationship.destination, excluding: key, pairs)
@@ -88,7 +113,7 @@ extension Schema {
         _ pairs: [RelationshipKey: RelationshipKey]
     ) -> [RelationshipKey] {
         guard let entity = entity(named: source) else { return [] }
-        return entity.relationships.compactMap { relationship in
+        return entity.relationships.dropFirst(inheritedRelationshipCount(of: entity)).compactMap { relationship in
             let key = RelationshipKey(entity: source, name: relationship.name)
             guard relationship.destination == destination, key != excluded, pairs[key] == nil else { return nil }
             return key

@@ -9,7 +9,11 @@ enum RelationshipSQL {
     /// `SELECT holder, related` for the holders whose keys are bound at
     /// parameter 1 as a JSON array (see `jsonKeys`), one row per link. Nil
     /// when the relationship's storage is not resolved.
-    static func linkedKeys(_ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderTable: String) -> String? {
+    /// `destinationTable`: the destination's table, when it is in a class
+    /// hierarchy (its root's); the destination's name otherwise.
+    static func linkedKeys(
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderTable: String, destinationTable: String? = nil
+    ) -> String? {
         let key = quoteIdentifier(primaryKeyColumn)
         switch relationship.storage {
         case .foreignKey(let column, _):
@@ -17,7 +21,7 @@ enum RelationshipSQL {
                 + "WHERE \(key) \(inKeys) AND \(quoteIdentifier(column)) IS NOT NULL"
         case .inverseForeignKey:
             guard let column = inverse?.foreignKeyColumn else { return nil }
-            return "SELECT \(quoteIdentifier(column)), \(key) FROM \(quoteIdentifier(relationship.destination)) "
+            return "SELECT \(quoteIdentifier(column)), \(key) FROM \(quoteIdentifier(destinationTable ?? relationship.destination)) "
                 + "WHERE \(quoteIdentifier(column)) \(inKeys)"
         case .joinTable(let name, let isSource):
             let (holderSide, otherSide) =
@@ -47,9 +51,12 @@ enum RelationshipSQL {
     /// the storage is not resolved, or for `.all` holders of a to-one held in
     /// the holder's row. With `version`, the row version comes before the
     /// holder's key.
+    ///
+    /// `destinationColumns` are the destination's select columns for alias
+    /// `t` (`EntityTable.selectColumns`), `destinationTable` its table.
     static func relatedRows(
-        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationSlots: [Schema.PropertySlot],
-        holders: Holders, version: VersionSelect? = nil
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationColumns columns: String,
+        destinationTable: String, holders: Holders
     ) -> String? {
         let match: String
         switch holders {
@@ -58,8 +65,7 @@ enum RelationshipSQL {
         // Every row has a holder: only rows that link to none are left out.
         case .all: match = "IS NOT NULL"
         }
-        let columns = SchemaSQL.selectColumns(destinationSlots, qualifier: "t", version: version)
-        let table = "\(quoteIdentifier(relationship.destination)) AS t"
+        let table = "\(quoteIdentifier(destinationTable)) AS t"
         let key = quoteIdentifier(primaryKeyColumn)
         switch relationship.storage {
         case .inverseForeignKey:
@@ -89,20 +95,23 @@ enum RelationshipSQL {
     /// whose key is bound at parameter 1, in the order `relatedRows` loads
     /// them (position NULL when the link has no order column). Nil for a
     /// to-one or unresolved storage.
-    static func storedLinks(_ relationship: Schema.Relationship, inverse: Schema.Relationship?) -> String? {
+    static func storedLinks(
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil
+    ) -> String? {
         let key = quoteIdentifier(primaryKeyColumn)
+        let destination = quoteIdentifier(destinationTable ?? relationship.destination)
         switch relationship.storage {
         case .inverseForeignKey:
             guard relationship.isToMany, case .foreignKey(let column, let orderColumn)? = inverse?.storage else { return nil }
             let order = orderColumn.map(quoteIdentifier)
-            return "SELECT \(key), \(order ?? "NULL") FROM \(quoteIdentifier(relationship.destination)) "
+            return "SELECT \(key), \(order ?? "NULL") FROM \(destination) "
                 + "WHERE \(quoteIdentifier(column)) = ? ORDER BY \(order.map { "\($0), " } ?? "")\(key)"
         case .joinTable(let name, let isSource):
             let (holderSide, otherSide, order) =
                 isSource
                 ? (JoinTableColumn.source, JoinTableColumn.target, JoinTableColumn.sourceOrder)
                 : (JoinTableColumn.target, JoinTableColumn.source, JoinTableColumn.targetOrder)
-            return "SELECT t.\(key), j.\(quoteIdentifier(order)) FROM \(quoteIdentifier(relationship.destination)) AS t "
+            return "SELECT t.\(key), j.\(quoteIdentifier(order)) FROM \(destination) AS t "
                 + "JOIN \(quoteIdentifier(name)) AS j ON j.\(quoteIdentifier(otherSide)) = t.\(key) "
                 + "WHERE j.\(quoteIdentifier(holderSide)) = ? ORDER BY j.\(quoteIdentifier(order)), t.\(key)"
         case .foreignKey, .unresolved:
@@ -113,11 +122,13 @@ enum RelationshipSQL {
     /// A scalar subquery that counts the objects a to-many holds for the
     /// holder whose key is the SQL expression `holderKey`. Nil for a to-one
     /// or unresolved storage.
-    static func countExpression(_ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderKey: String) -> String? {
+    static func countExpression(
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderKey: String, destinationTable: String? = nil
+    ) -> String? {
         switch relationship.storage {
         case .inverseForeignKey:
             guard relationship.isToMany, let column = inverse?.foreignKeyColumn else { return nil }
-            return "(SELECT count(*) FROM \(quoteIdentifier(relationship.destination)) WHERE \(quoteIdentifier(column)) = \(holderKey))"
+            return "(SELECT count(*) FROM \(quoteIdentifier(destinationTable ?? relationship.destination)) WHERE \(quoteIdentifier(column)) = \(holderKey))"
         case .joinTable(let name, let isSource):
             let holderSide = isSource ? JoinTableColumn.source : JoinTableColumn.target
             return "(SELECT count(*) FROM \(quoteIdentifier(name)) WHERE \(quoteIdentifier(holderSide)) = \(holderKey))"

@@ -66,20 +66,3 @@ extension Schema {
         }
     }
 }
-
-extension Schema {
-    /// Refuses a schema with subentities when a store is opened: the schema
-    /// describes class hierarchies, but storing their objects (one table per
-    /// hierarchy with a discriminator column, see README "Class inheritance")
-    /// is not built yet, and a store must never read a subclass's row as its
-    /// superclass or lose its subclass's columns.
-    /// - Throws: `ModelStoreError.invalidSchema` naming the first subentity.
-    func checkHierarchiesStorable() throws(ModelStoreError) {
-        guard let entity = entities.first(where: { $0.superentityName != nil }),
-            let superentityName = entity.superentityName
-        else { return }
-        throw .invalidSchema(
-            reason: "entity \(entity.name) inherits from \(superentityName): storing the objects of a @Model class "
-                + "hierarchy is not supported yet")
-    }
-}

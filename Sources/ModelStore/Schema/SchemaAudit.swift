@@ -3,7 +3,8 @@
 /// `ForeignSchemaObject`.
 ///
 /// What ModelStore makes, for a resolved schema: per entity one table with
-/// `_pk`, `_version` (store format 3; a format 2 table lacks it), one column per attribute and one foreign-key column (plus an order
+/// `_pk`, `_version` (store format 3; a format 2 table lacks it), `_entity`
+/// for the one table of a class hierarchy, one column per attribute and one foreign-key column (plus an order
 /// column) per to-one held in the row, an index per foreign key, `#Unique`
 /// and `#Index`; per many-to-many a join table and its index; its own
 /// `_modelstore…` tables. It makes no trigger, view, virtual table, CHECK
@@ -36,9 +37,13 @@ struct SchemaAudit {
 
     /// The objects ModelStore makes for `schema`, whose relationships must be
     /// resolved (their storage says where each link lives).
+    /// A class hierarchy is one table, with the discriminator column.
     init(schema: Schema) {
+        let (schema, discriminated) = schema.storageLayout()
         for entity in schema.entities {
+            let isDiscriminated = discriminated.contains(entity.name)
             var columns: Set<String> = [primaryKeyColumn.lowercased(), rowVersionColumn.lowercased()]
+            if isDiscriminated { columns.insert(entityColumn.lowercased()) }
             var foreignKeys: [String: (table: String, onDelete: String)] = [:]
             for attribute in entity.attributes { columns.insert(attribute.name.lowercased()) }
             for relationship in entity.relationships {
@@ -64,7 +69,7 @@ struct SchemaAudit {
                 }
             }
             tables[entity.name.lowercased()] = ExpectedTable(
-                sql: SchemaSQL.createTable(entity), columns: columns, foreignKeys: foreignKeys)
+                sql: SchemaSQL.createTable(entity, discriminated: isDiscriminated), columns: columns, foreignKeys: foreignKeys)
             for index in SchemaSQL.indexes(of: entity) { indexes[index.name.lowercased()] = index.sql }
         }
     }

@@ -3,10 +3,12 @@
 enum SchemaSQL {
     /// Every statement that creates a schema's tables and indexes, in an
     /// order SQLite accepts (foreign keys may name tables created later).
+    /// A class hierarchy is one table (see `Schema.storageLayout()`).
     static func createStatements(_ schema: Schema) -> [String] {
+        let (schema, discriminated) = schema.storageLayout()
         var statements: [String] = []
         for entity in schema.entities {
-            statements.append(createTable(entity))
+            statements.append(createTable(entity, discriminated: discriminated.contains(entity.name)))
             statements += indexes(of: entity).map(\.sql)
         }
         for entity in schema.entities {
@@ -54,8 +56,12 @@ enum SchemaSQL {
     /// Foreign keys are deferred to the commit, so that a save can write a
     /// graph with cycles in any order; they are always nullable in SQL, a
     /// non-optional to-one being enforced by its Swift type.
-    static func createTable(_ entity: Schema.Entity, named tableName: String? = nil) -> String {
+    ///
+    /// The table of a class hierarchy (`discriminated`, `entity` being its
+    /// storage layout) has the discriminator column after the key.
+    static func createTable(_ entity: Schema.Entity, named tableName: String? = nil, discriminated: Bool = false) -> String {
         var columns = ["\(quoteIdentifier(primaryKeyColumn)) INTEGER PRIMARY KEY AUTOINCREMENT"]
+        if discriminated { columns.append("\(quoteIdentifier(entityColumn)) TEXT NOT NULL") }
         for attribute in entity.attributes {
             columns.append(columnDefinition(attribute))
         }

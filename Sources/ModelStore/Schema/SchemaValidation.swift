@@ -19,7 +19,7 @@ extension Schema {
             guard entityNames.insert(lowered).inserted else {
                 throw .invalidSchema(reason: "two entities are named \(entity.name) (names are compared without case, as SQLite does)")
             }
-            var columnNames: Set<String> = [primaryKeyColumn, rowVersionColumn]
+            var columnNames: Set<String> = [primaryKeyColumn, rowVersionColumn, entityColumn]
             for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
                 if name.lowercased() == primaryKeyColumn {
                     throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the primary key column \(primaryKeyColumn)")
@@ -27,12 +27,18 @@ extension Schema {
                 if name.lowercased() == rowVersionColumn {
                     throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the row version column \(rowVersionColumn)")
                 }
+                if name.lowercased() == entityColumn {
+                    throw .invalidSchema(
+                        reason: "\(entity.name).\(name) uses the name of the column \(entityColumn) that holds the entity "
+                            + "of each row of a class hierarchy's table")
+                }
                 guard columnNames.insert(name.lowercased()).inserted else {
                     throw .invalidSchema(reason: "\(entity.name) has two properties named \(name)")
                 }
             }
         }
         try validateHierarchy()
+        try validateHierarchyColumns()
         for entity in entities {
             for (kind, lists) in [("#Unique", entity.uniqueConstraints), ("#Index", entity.indexes)] {
                 for names in lists {

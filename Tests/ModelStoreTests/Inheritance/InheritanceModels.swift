@@ -7,6 +7,7 @@ import ModelStore
 @Model class Vehicle {
     var name: String
     var year: Int = 2000
+    var garage: Garage?
 
     init(name: String, year: Int = 2000) {
         self.name = name
@@ -41,4 +42,13 @@ import ModelStore
         self.displacement = displacement
         super.init(name: name)
     }
+}
+
+/// Holds vehicles of any class: relationships whose destination is the base class.
+@Model final class Garage {
+    var name: String
+    @Relationship(deleteRule: .cascade, inverse: \Vehicle.garage) var vehicles: [Vehicle] = []
+    var favourite: Vehicle?
+
+    init(name: String) { self.name = name }
 }

@@ -147,11 +147,11 @@ struct PrefetchTests {
         let tags = try #require(trip.relationship(named: "tags"))
         let tagsInverse = schema.entity(named: "Tag")?.relationship(named: "trips")
         for holders in [RelationshipSQL.Holders.one, .many, .all] {
-            #expect(RelationshipSQL.relatedRows(stops, inverse: inverse, destinationSlots: [], holders: holders) != nil)
-            #expect(RelationshipSQL.relatedRows(tags, inverse: tagsInverse, destinationSlots: [], holders: holders) != nil)
+            #expect(RelationshipSQL.relatedRows(stops, inverse: inverse, destinationColumns: "t._pk", destinationTable: "T", holders: holders) != nil)
+            #expect(RelationshipSQL.relatedRows(tags, inverse: tagsInverse, destinationColumns: "t._pk", destinationTable: "T", holders: holders) != nil)
         }
-        #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationSlots: [], holders: .many) != nil)
-        #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationSlots: [], holders: .all) == nil)
+        #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationColumns: "t._pk", destinationTable: "T", holders: .many) != nil)
+        #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationColumns: "t._pk", destinationTable: "T", holders: .all) == nil)
     }
 
     @Test("Loaded objects become a to-many's value only when every one is of its class, in order")
