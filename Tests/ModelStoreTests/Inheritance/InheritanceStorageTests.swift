@@ -6,7 +6,7 @@ import Testing
 /// subclass's columns and `_entity` holding each row's entity.
 @Suite("Class inheritance: storage")
 struct InheritanceStorageTests {
-    private static let models: [any PersistentModel.Type] = [Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]
+    private static var models: [any PersistentModel.Type] { [Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self] }
 
     private func container(_ url: URL) throws -> ModelContainer {
         try ModelContainer(for: Schema(Self.models), configurations: ModelConfiguration(url: url))
