@@ -1,3 +1,5 @@
+import Foundation
+
 extension ModelContext {
     /// Writes every pending insert, update and delete in one transaction.
     ///
@@ -20,6 +22,8 @@ extension ModelContext {
     ///   database stayed busy past the timeout, the disk is full).
     /// - Complexity: O(changed objects × changed properties).
     public func save() throws {
+        // Other contexts' saves first: an object they deleted is not written.
+        try mergeExternalChanges()
         guard hasChanges else {
             // Nothing in the context holds an inserted object deleted again
             // (an object that held it would have changes): nothing to drop.
@@ -28,6 +32,7 @@ extension ModelContext {
         }
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         let connection = try connection()
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
         let plan = try planDeletes(deleted.models, deletedInserts: deletedInserts)
@@ -50,8 +55,10 @@ extension ModelContext {
         // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
         // the new object would upsert into the old row instead. Foreign keys
         // are checked at commit, so the order does not matter to them.
+        var commit = beginCommit()
         do {
             try connection.transaction {
+                transactionDidBegin(&commit, connection: connection)
                 try plan.write(on: connection)
                 try changed.forEach { model in
                     let state = model._$modelState
@@ -72,6 +79,7 @@ extension ModelContext {
                 }
             }
         } catch {
+            endCommit(commit, changes: nil, connection: connection)
             // The store is as it was; so are the new objects: still unsaved.
             inserted.forEach { model in
                 if plan.writes(model) { model._$modelState.rowID = nil }
@@ -84,6 +92,10 @@ extension ModelContext {
         }
 
         // The transaction committed: only now does the in-memory state move on.
+        // Other contexts hear of it at once; the next local commit waits
+        // for that (see ChangeCoordinator.swift).
+        let changes = committedChanges(updated: updated, plan: plan)
+        endCommit(commit, changes: changes, connection: connection)
         didInsert(plan: plan, batches: work.batches)
         for state in updated {
             state.markClean()
@@ -94,6 +106,7 @@ extension ModelContext {
         deleted.removeAll()
         deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
+        didSave(changes)
     }
 
     /// The inserted objects a save writes, for the passes that need a list.

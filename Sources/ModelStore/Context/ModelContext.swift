@@ -30,9 +30,16 @@ public final class ModelContext {
     @exclusivity(unchecked) public var autosaveEnabled = false
     @exclusivity(unchecked) var isMainContext = false
     @exclusivity(unchecked) var isAutosaveScheduled = false
+    /// Who makes this context's saves, as SwiftData's `author`: delivered
+    /// with each save to `ModelContainer.changes` observers. Nil by default.
+    public var author: String?
+    /// What the context knows of other contexts' and processes' commits
+    /// (see ModelContext+Merge.swift).
+    var merging = MergeState()
 
     var store: Store { container.store }
-    private var connectionStorage: Connection?
+    /// The connection once opened; nil before the context's first read or write.
+    private(set) var connectionStorage: Connection?
     /// The table of the last identifier looked up (see `table(named:)`).
     var lastNamedTable: EntityTable?
 
@@ -130,6 +137,7 @@ public final class ModelContext {
         if let connectionStorage { return connectionStorage }
         let connection = try store.openConnection()
         connectionStorage = connection
+        registerForMerges(connection)
         return connection
     }
 
