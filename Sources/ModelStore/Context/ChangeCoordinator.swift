@@ -76,8 +76,8 @@ final class ChangeCoordinator: Sendable {
         }
     }
 
-    private let subscribers = Mutex(Subscribers())
-    private let watch = Mutex(Watch())
+    private let subscribers = Locked(Subscribers())
+    private let watch = Locked(Watch())
     /// Held by a local commit of a watched store from before BEGIN until
     /// its second watcher read (see above).
     private let commitLock = NSLock()
@@ -225,7 +225,7 @@ final class MergeInbox: Sendable {
         var rows = 0
     }
 
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     private let hasPending = Atomic<Bool>(false)
     /// Called when the inbox receives changes while empty: the main
     /// context's wakes it on the main actor.
@@ -258,5 +258,27 @@ final class MergeInbox: Sendable {
             defer { pending = Pending() }
             return pending.changes
         }
+    }
+}
+
+/// A value behind a lock, for the coordinator and the inboxes.
+///
+/// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: the
+/// Thread Sanitizer, which CI runs over these paths, knows pthread mutexes,
+/// and does not see `Mutex`'s futex as a lock (it reported every access
+/// under one as a race). `@unchecked Sendable`: `value` is only touched
+/// inside `withLock`, which holds `lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }
