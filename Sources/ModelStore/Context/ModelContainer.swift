@@ -122,10 +122,10 @@ public final class ModelContainer: Sendable {
     /// Deletes every object of every entity from the store, in one
     /// transaction, as SwiftData's `erase()`. The store keeps its schema,
     /// its migration history and its key counters, so an identifier of an
-    /// erased object is never given to a new one. Objects that contexts
-    /// still hold are gone from the store: fetch again.
-    /// With several configurations, every store is erased in the one
-    /// transaction.
+    /// erased object is never given to a new one. Every context of the
+    /// container marks the objects it holds deleted at its next fetch or
+    /// save (see "Contexts working together" in the README). With several
+    /// configurations, every store is erased in the one transaction.
     /// - Throws: `ModelStoreError.readOnlyStore` naming a read-only store (of
     ///   any configuration), with nothing deleted; `.saveFailed` naming the
     ///   table, with nothing deleted, when a store cannot be written (locked
@@ -143,16 +143,25 @@ public final class ModelContainer: Sendable {
         }
         tables += store.schema.entities.map(\.name)
         var current = ""
+        let coordinator = store.changeCoordinator
+        var commit = coordinator.beginCommit(watching: store.isWatchedForOtherProcesses)
         do {
             try connection.transaction {
+                coordinator.transactionDidBegin(&commit, connection: connection, store: store)
                 for table in tables {
                     current = table
                     try connection.execute("DELETE FROM \(quoteIdentifier(table))")
                 }
             }
-        } catch let error as SQLiteError {
+        } catch {
+            _ = coordinator.endCommit(commit, changes: nil, from: nil, connection: connection, store: store)
+            guard let error = error as? SQLiteError else { throw error }
             throw ModelStoreError.saveFailed(entity: current, row: nil, underlying: error)
         }
+        // Every context reloads what it holds, and finds it gone.
+        _ = coordinator.endCommit(
+            commit, changes: .invalidatingAll(), from: nil, connection: connection, store: store)
+        coordinator.notifyObservers(StoreChanges(.invalidatingAll()))
     }
 
     /// Deletes every object from the store, as SwiftData's `deleteAllData()`.

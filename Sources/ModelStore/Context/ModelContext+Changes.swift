@@ -35,14 +35,17 @@ extension ModelContext {
     }
 
     /// Processes the changes made since the last call, as SwiftData's method
-    /// of the same name does before it sends notifications.
+    /// of the same name does before it sends notifications, and merges the
+    /// saves of other contexts and processes made since the context's last
+    /// fetch or save (see "Contexts working together" in the README).
     ///
-    /// ModelStore has nothing to defer: inverses, change forwarding and the
-    /// dirty sets are brought up to date by each write as it happens, so
-    /// after any write the context is already in the state this method would
-    /// produce. It is here so that code written for SwiftData that calls it
-    /// compiles and behaves the same.
-    public func processPendingChanges() {}
+    /// The context's own changes need nothing more: inverses, change
+    /// forwarding and the dirty sets are brought up to date by each write
+    /// as it happens. A merge that fails to read the store keeps its error
+    /// in `lastFaultError`, and the next fetch or save tries again.
+    public func processPendingChanges() {
+        mergeExternalChangesReportingErrors()
+    }
 
     /// Discards every pending change: changed objects take back their
     /// committed values (observers are told), inserted objects leave the
@@ -65,6 +68,35 @@ extension ModelContext {
         deleted.removeAll()
         deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
+        reloadObjectsMergedWhileChanged()
+    }
+
+    /// After a rollback: objects whose rows another save changed while they
+    /// had unsaved changes read their rows again, so that they show what
+    /// the store holds, not what it held when this context read them. A
+    /// failure to read is kept in `lastFaultError`, and the next fetch or
+    /// save reads every registered object again.
+    private func reloadObjectsMergedWhileChanged() {
+        let models = merging.mergedWhileChanged.values
+        merging.mergedWhileChanged.removeAll()
+        var rows: [ObjectIdentifier: (table: EntityTable, rows: [(Int64, PropertyBitSet?)])] = [:]
+        for model in models {
+            let state = model._$modelState
+            guard let table = state.table, let rowID = state.rowID else { continue }
+            rows[ObjectIdentifier(table), default: (table, [])].rows.append((rowID, nil))
+        }
+        do {
+            var gone = DeletePlan()
+            try withExtendedLifetime(models) {
+                for (table, rows) in rows.values {
+                    addUnchanged(try reloadRegistered(table, rows: rows), of: table, to: &gone)
+                }
+            }
+            if !gone.isEmpty { applyInMemory(gone) }
+        } catch {
+            merging.needsFullRefresh = true
+            loadDidFail(error)
+        }
     }
 
     /// The last saved value of property `ordinal` of `model` (whose state is

@@ -19,6 +19,7 @@ extension ModelContext {
         _ descriptor: FetchDescriptor<T>, batchSize: Int = 5_000, allowEscapingMutations: Bool = false,
         block: (T) throws -> Void
     ) throws {
+        try mergeExternalChanges()
         let batchSize = max(1, batchSize)
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
@@ -55,6 +56,7 @@ extension ModelContext {
     /// without reading their attributes or registering them.
     /// - Throws: as `fetch(_:)`.
     public func fetchIdentifiers<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [PersistentIdentifier] {
+        try mergeExternalChanges()
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
         guard pending.isEmpty else { return try fetch(descriptor).map(\.persistentModelID) }

@@ -18,6 +18,7 @@ extension ModelContext {
     ///   fit the model or a prefetch key path that is not a relationship,
     ///   `.entityNotInSchema`, `SQLiteError` for I/O failures.
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
+        try mergeExternalChanges()
         let results = try fetchObjects(descriptor)
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             // Without predicate, offset or limit, the results hold every
@@ -62,6 +63,7 @@ extension ModelContext {
     /// The number of objects `fetch(_:)` would return, counted in SQL.
     /// - Throws: as `fetch(_:)`.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
+        try mergeExternalChanges()
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
         guard pending.isEmpty else { return try fetchObjects(descriptor).count }
@@ -87,6 +89,10 @@ extension ModelContext {
     /// row cannot be read: then the error is kept in `lastFaultError` (use
     /// `model(for:as:)` to have it thrown).
     public func model(for persistentModelID: PersistentIdentifier) -> (any PersistentModel)? {
+        // Other contexts' saves, not other processes' commits: lookups come
+        // by the thousand, and an inbox costs an atomic load (see
+        // ModelContext+Merge.swift).
+        mergeExternalChangesReportingErrors(checkingStore: false)
         do {
             return try existingModel(for: persistentModelID)
         } catch {
@@ -100,7 +106,8 @@ extension ModelContext {
     /// - Throws: `ModelStoreError.invalidValue` when the row does not fit the
     ///   model, `SQLiteError` for I/O failures.
     public func model<T: PersistentModel>(for persistentModelID: PersistentIdentifier, as type: T.Type) throws -> T? {
-        try existingModel(for: persistentModelID) as? T
+        try mergeExternalChanges(checkingStore: false)
+        return try existingModel(for: persistentModelID) as? T
     }
 
     /// The object with this identifier if the context already holds it; never

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ModelContext {
     /// Writes every pending insert, update and delete in one transaction.
     ///
@@ -24,6 +26,8 @@ extension ModelContext {
     ///   resolve the conflicts and save).
     /// - Complexity: O(changed objects × changed properties).
     public func save() throws {
+        // Other contexts' saves first: an object they deleted is not written.
+        try mergeExternalChanges()
         guard hasChanges else {
             // Nothing in the context holds an inserted object deleted again
             // (an object that held it would have changes): nothing to drop.
@@ -33,6 +37,7 @@ extension ModelContext {
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         if store.hasReadOnlyParts { try checkStoresAllowSave() }
         defer { overwritingObjects.removeAll() }
+        NotificationCenter.default.post(name: ModelContext.willSave, object: self)
         // Each round resolves the conflicts found; another writer may cause
         // new ones in between, so the rounds are limited.
         for round in 1...Self.conflictRounds {
@@ -80,8 +85,10 @@ extension ModelContext {
         // "Lisbon", or rename "Lisbon" and insert a new one. Inserted first,
         // the new object would upsert into the old row instead. Foreign keys
         // are checked at commit, so the order does not matter to them.
+        var commit = beginCommit()
         do {
             try connection.transaction {
+                transactionDidBegin(&commit, connection: connection)
                 if !plan.isEmpty {
                     conflicts += try checkDeletedVersions(connection: connection)
                     try history.recordDeletes(of: plan, connection: connection, path: store.path)
@@ -128,6 +135,7 @@ extension ModelContext {
                 try history.write(author: author, connection: connection)
             }
         } catch {
+            endCommit(commit, changes: nil, connection: connection)
             // The store is as it was; so are the new objects: still unsaved.
             inserted.forEach { model in
                 if plan.writes(model) { model._$modelState.rowID = nil }
@@ -140,6 +148,10 @@ extension ModelContext {
         }
 
         // The transaction committed: only now does the in-memory state move on.
+        // Other contexts hear of it at once; the next local commit waits
+        // for that (see ChangeCoordinator.swift).
+        let changes = committedChanges(updated: updated, plan: plan)
+        endCommit(commit, changes: changes, connection: connection)
         didInsert(plan: plan, batches: work.batches)
         for state in updated {
             state.markClean()
@@ -153,6 +165,8 @@ extension ModelContext {
         deleted.removeAll()
         deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
+        merging.mergedWhileChanged.removeAll()
+        didSave(changes)
     }
 
     /// Throws when a pending change is in a read-only store of a container

@@ -21,6 +21,9 @@ extension ModelContext {
     ///   `SQLiteError` when the store cannot be opened or the transaction
     ///   cannot begin.
     public func withSnapshot<Result>(_ block: () throws -> Result) throws -> Result {
-        try connection().withReadSnapshot(block)
+        // Merged before the snapshot begins: inside it, the objects' values
+        // and the snapshot agree.
+        try mergeExternalChanges()
+        return try connection().withReadSnapshot(block)
     }
 }

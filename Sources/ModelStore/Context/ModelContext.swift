@@ -33,17 +33,22 @@ public final class ModelContext {
     /// `MergePolicy`. The default, `.error`, makes the save throw
     /// `ModelStoreError.saveConflicts` with nothing written.
     public var mergePolicy: MergePolicy = .error
-    /// The author recorded with each save in the store's change history
-    /// (nil: none), as SwiftData's `ModelContext.author`.
+    /// Who makes this context's saves, as SwiftData's `ModelContext.author`:
+    /// recorded with each save in the store's change history and delivered
+    /// with it to `ModelContainer.changes` observers. Nil by default.
     public var author: String?
     /// Objects that won a conflict under `.objectWins`: the save in progress
     /// writes all their columns, not only the changed ones.
     var overwritingObjects: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var isMainContext = false
     @exclusivity(unchecked) var isAutosaveScheduled = false
+    /// What the context knows of other contexts' and processes' commits
+    /// (see ModelContext+Merge.swift).
+    var merging = MergeState()
 
     var store: Store { container.store }
-    private var connectionStorage: Connection?
+    /// The connection once opened; nil before the context's first read or write.
+    private(set) var connectionStorage: Connection?
     /// The table of the last identifier looked up (see `table(named:)`).
     var lastNamedTable: EntityTable?
 
@@ -141,6 +146,7 @@ public final class ModelContext {
         if let connectionStorage { return connectionStorage }
         let connection = try store.openConnection()
         connectionStorage = connection
+        registerForMerges(connection)
         return connection
     }
 

@@ -40,6 +40,15 @@ final class Store: Sendable {
 
     var path: String { configuration.displayPath }
 
+    /// How the container's contexts learn of each other's saves and of
+    /// other processes' commits (see ChangeCoordinator.swift).
+    let changeCoordinator = ChangeCoordinator()
+
+    /// Whether other processes can write the store, so that contexts watch
+    /// its `data_version`: a file, not an in-memory store (whose connections
+    /// share one cache) or a migration stage's (one shared connection).
+    var isWatchedForOtherProcesses: Bool { !configuration.isStoredInMemoryOnly && migrationConnection == nil }
+
     /// Opens (or creates) the store and checks it against `schema`.
     /// - Parameter toleratingForeignObjects: open a read-only store whose file
     ///   holds schema objects ModelStore did not make, instead of refusing it.

@@ -72,9 +72,13 @@ struct SaveConflictTests {
         #expect(try StoreFile(url: writers.url).everything() == before)
         #expect(writers.second.hasChanges)
         #expect(writers.second.changedPropertyNames(of: b) == ["value"])
-        // The app rolls back, takes the stored value and tries again.
+        // The app rolls back, takes the stored value and tries again. With
+        // one container, the other context's save reached this one (at the
+        // save), so the rollback reads the row again: the value is the
+        // stored one. With two, the other process's commit is noticed at
+        // this context's next entry point: the save did too.
         writers.second.rollback()
-        #expect(b.value == 0)
+        #expect(b.value == 1)
         let fresh = ModelContext(writers.second.container)
         let again = try writers.counter(fresh)
         again.value += 1
@@ -142,8 +146,9 @@ struct SaveConflictTests {
         b.note = "overwrite"
         writers.second.mergePolicy = .objectWins
         try writers.second.save()
-        // The object's values, changed or not, are the row now: value 5 overwrote 6.
-        #expect(try StoreFile(url: writers.url).rows("SELECT value, note FROM Counter") == [[.integer(5), .text("overwrite")]])
+        // The save first merged the other context's value 6 into the
+        // unchanged property, then the object's values overwrote the row.
+        #expect(try StoreFile(url: writers.url).rows("SELECT value, note FROM Counter") == [[.integer(6), .text("overwrite")]])
     }
 
     @Test("A row deleted underneath is a conflict: .error throws; the other policies accept the delete")

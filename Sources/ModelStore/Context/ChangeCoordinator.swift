@@ -1,0 +1,284 @@
+import Foundation
+import Synchronization
+
+// How the contexts of a container learn of each other's saves, and of
+// commits made by other processes.
+//
+// In this process: a context that commits hands a `ChangeSet` to the inbox
+// of every other live context of the container (`MergeInbox`, thread-safe),
+// and each context applies what its inbox holds at its next entry point
+// (see ModelContext+Merge.swift), in its own isolation domain.
+//
+// Other processes: SQLite's `PRAGMA data_version` of a connection changes
+// when any other connection commits, and not for the connection's own
+// commits. Each context reads it once per entry point on its own
+// connection; when it moved, somebody committed, in this process or not.
+// Which of the two is decided with one more connection per container, the
+// watcher, that never writes: every local commit reads the watcher's
+// data_version while it holds the write lock (after BEGIN IMMEDIATE nobody
+// else can commit), and again after COMMIT, and records the value after as
+// `attributed`: every commit up to that value is accounted for (local ones
+// are in the inboxes, foreign ones counted). Local commits take
+// `commitLock` around their transaction, so that at most one is between its
+// two reads at any time.
+// - Inside the transaction, a watcher value other than `attributed` means
+//   some commit since the last local one was foreign.
+// - Between COMMIT and the second read, a foreign commit could land unseen
+//   by the watcher (its one read sees it and the local commit together).
+//   The committing connection's own data_version, read inside the
+//   transaction and again after the second watcher read, moves only for
+//   other connections' commits: if it moved, one landed (it cannot be a
+//   local one, which would need `commitLock`).
+// - A context whose own data_version moved reads the watcher: equal to
+//   `attributed`, everything is accounted for; else, unless a local commit
+//   is between its two reads from exactly `attributed` (that commit will
+//   account for what the context saw), a foreign commit happened.
+// A foreign commit bumps `foreignGeneration`; every context compares it
+// with the value it saw last (an atomic load per entry point) and reloads
+// what it holds when it moved. Doubt (a pragma that fails) counts as a
+// foreign commit: a needless reload is slower, never wrong.
+//
+// In-memory stores share one cache between their connections, whose
+// data_version never moves, and no other process can open them; stores of
+// a migration's custom stage share one connection. Neither is watched.
+
+/// The contexts of one container, their inboxes and observers, and the
+/// bookkeeping that tells local commits from other processes' (see above).
+final class ChangeCoordinator: Sendable {
+    private struct Subscribers {
+        var inboxes: [WeakInbox] = []
+        var observers: [Int: @Sendable (StoreChanges) -> Void] = [:]
+        var nextObserver = 0
+    }
+
+    private struct WeakInbox {
+        weak var inbox: MergeInbox?
+    }
+
+    private struct Watch {
+        /// Opened by the first context that registers.
+        var watcher: Connection?
+        /// The watcher's data_version up to which every commit is accounted for.
+        var attributed: Int64?
+        /// `attributed` when a local commit read it inside its transaction,
+        /// until the commit's second read.
+        var inFlight: Int64?
+
+        /// The watcher's data_version; nil when it cannot be read.
+        mutating func read(_ store: Store) -> Int64? {
+            do {
+                let connection = try watcher ?? store.openConnection()
+                watcher = connection
+                return try connection.dataVersion()
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    private let subscribers = Locked(Subscribers())
+    private let watch = Locked(Watch())
+    /// Held by a local commit of a watched store from before BEGIN until
+    /// its second watcher read (see above).
+    private let commitLock = NSLock()
+    private let foreignCommits = Atomic<Int>(0)
+
+    init() {}
+
+    /// How many times a commit of another process was noticed.
+    var foreignGeneration: Int { foreignCommits.load(ordering: .acquiring) }
+
+    // MARK: Contexts
+
+    /// Registers a context's inbox; held weakly. For a watched store, opens
+    /// the watcher on first use and returns the context's own data_version.
+    func register(_ inbox: MergeInbox, connection: Connection, watching: Bool, store: Store) -> Int64? {
+        subscribers.withLock { subscribers in
+            subscribers.inboxes.removeAll { $0.inbox == nil }
+            subscribers.inboxes.append(WeakInbox(inbox: inbox))
+        }
+        guard watching else { return nil }
+        watch.withLock { watch in
+            guard watch.watcher == nil else { return }
+            // What is in the store now is the baseline: no context has
+            // read anything yet that a commit before it could make stale.
+            watch.attributed = watch.read(store)
+        }
+        return try? connection.dataVersion()
+    }
+
+    /// Called at a context's entry point: reads its data_version and, when
+    /// it moved since `lastSeen`, finds out whether a foreign commit is
+    /// among those behind it (see above). Returns true when it noticed one
+    /// (then observers are to be told, outside any lock).
+    func checkStore(connection: Connection, lastSeen: inout Int64?, store: Store) -> Bool {
+        let current = try? connection.dataVersion()
+        guard current == nil || current != lastSeen else { return false }
+        lastSeen = current
+        return watch.withLock { watch in
+            let now = watch.read(store)
+            guard now == nil || now != watch.attributed else { return false }
+            if now != nil, let inFlight = watch.inFlight, inFlight == watch.attributed { return false }
+            watch.attributed = now
+            foreignCommits.add(1, ordering: .releasing)
+            return true
+        }
+    }
+
+    // MARK: Local commits
+
+    /// A local commit's notes between `beginCommit` and `endCommit`.
+    struct LocalCommit {
+        let watches: Bool
+        var began = false
+        var ownVersion: Int64?
+    }
+
+    /// Called before a save or erase begins its transaction.
+    func beginCommit(watching: Bool) -> LocalCommit {
+        if watching { commitLock.lock() }
+        return LocalCommit(watches: watching)
+    }
+
+    /// Called first inside the transaction, once it holds the write lock.
+    func transactionDidBegin(_ commit: inout LocalCommit, connection: Connection, store: Store) {
+        guard commit.watches else { return }
+        commit.began = true
+        commit.ownVersion = try? connection.dataVersion()
+        let noticed = watch.withLock { watch in
+            let now = watch.read(store)
+            let foreign = now == nil || now != watch.attributed
+            watch.attributed = now
+            watch.inFlight = now
+            return foreign
+        }
+        if noticed { foreignCommits.add(1, ordering: .releasing) }
+    }
+
+    /// Called after the transaction committed (`changes`) or failed (nil):
+    /// hands the changes to every other context's inbox, then accounts for
+    /// the commit and lets the next one begin. Returns true when a foreign
+    /// commit was noticed.
+    func endCommit(
+        _ commit: LocalCommit, changes: ChangeSet?, from sender: MergeInbox?, connection: Connection,
+        store: Store
+    ) -> Bool {
+        // Into the inboxes before `attributed` moves past the commit: a
+        // context that finds everything accounted for then finds the
+        // changes in its inbox too.
+        if let changes { deliver(changes, from: sender) }
+        guard commit.watches else { return false }
+        defer { commitLock.unlock() }
+        guard commit.began else { return false }
+        let noticed = watch.withLock { watch in
+            let now = watch.read(store)
+            let own = try? connection.dataVersion()
+            watch.inFlight = nil
+            watch.attributed = now
+            return now == nil || own == nil || own != commit.ownVersion
+        }
+        if noticed { foreignCommits.add(1, ordering: .releasing) }
+        return noticed
+    }
+
+    private func deliver(_ changes: ChangeSet, from sender: MergeInbox?) {
+        let inboxes = subscribers.withLock { subscribers in
+            subscribers.inboxes.removeAll { $0.inbox == nil }
+            return subscribers.inboxes.compactMap(\.inbox)
+        }
+        for inbox in inboxes where inbox !== sender { inbox.post(changes) }
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer of every save; returns its key for `removeObserver`.
+    func addObserver(_ observer: @escaping @Sendable (StoreChanges) -> Void) -> Int {
+        subscribers.withLock { subscribers in
+            let key = subscribers.nextObserver
+            subscribers.nextObserver += 1
+            subscribers.observers[key] = observer
+            return key
+        }
+    }
+
+    func removeObserver(_ key: Int) {
+        _ = subscribers.withLock { $0.observers.removeValue(forKey: key) }
+    }
+
+    /// Tells every observer; runs them on the caller's thread, outside any lock.
+    func notifyObservers(_ changes: StoreChanges) {
+        let observers = subscribers.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
+        for observer in observers { observer(changes) }
+    }
+}
+
+/// A context's thread-safe list of other contexts' saves not yet applied.
+///
+/// A context that is not used for a long time while others save would hold
+/// every change set; past a limit they collapse into one that invalidates
+/// everything (the context then reloads what it holds, once).
+final class MergeInbox: Sendable {
+    private static let limit = 10_000
+
+    private struct Pending {
+        var changes: [ChangeSet] = []
+        var rows = 0
+    }
+
+    private let pending = Locked(Pending())
+    private let hasPending = Atomic<Bool>(false)
+    /// Called when the inbox receives changes while empty: the main
+    /// context's wakes it on the main actor.
+    private let wake: (@Sendable () -> Void)?
+
+    init(wake: (@Sendable () -> Void)? = nil) {
+        self.wake = wake
+    }
+
+    func post(_ changes: ChangeSet) {
+        let wasEmpty = pending.withLock { pending in
+            let wasEmpty = pending.changes.isEmpty
+            pending.rows += changes.inserted.count + changes.updated.count + changes.deleted.count
+            if pending.rows > Self.limit || changes.invalidatesAll {
+                pending.changes = [.invalidatingAll()]
+            } else if pending.changes.first?.invalidatesAll != true {
+                pending.changes.append(changes)
+            }
+            hasPending.store(true, ordering: .releasing)
+            return wasEmpty
+        }
+        if wasEmpty { wake?() }
+    }
+
+    /// The change sets received since the last call, oldest first.
+    func take() -> [ChangeSet] {
+        guard hasPending.load(ordering: .acquiring) else { return [] }
+        return pending.withLock { pending in
+            hasPending.store(false, ordering: .releasing)
+            defer { pending = Pending() }
+            return pending.changes
+        }
+    }
+}
+
+/// A value behind a lock, for the coordinator and the inboxes.
+///
+/// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: the
+/// Thread Sanitizer, which CI runs over these paths, knows pthread mutexes,
+/// and does not see `Mutex`'s futex as a lock (it reported every access
+/// under one as a race). `@unchecked Sendable`: `value` is only touched
+/// inside `withLock`, which holds `lock`.
+final class Locked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+
+/// What one save changed in the store, as the contexts of a container pass
+/// it to each other: rows by table and key, and for updated rows the
+/// properties written. Kept as keys, not identifiers, so that a save that
+/// nobody observes pays for an array of keys only; the identifiers of the
+/// public `StoreChanges` are made from it on demand.
+///
+/// `invalidatesAll` stands for a change whose extent is not known: a commit
+/// of another process (noticed through `PRAGMA data_version`), or `erase()`.
+/// A context that receives it reloads every object it holds. Once the store
+/// keeps a history of its transactions, a foreign change can be described
+/// by its rows instead and take the same path as a save of this process.
+struct ChangeSet: Sendable {
+    struct Row: Sendable {
+        let table: EntityTable
+        let rowID: Int64
+    }
+
+    struct UpdatedRow: Sendable {
+        let table: EntityTable
+        let rowID: Int64
+        /// The ordinals of the properties written, relationships included.
+        let properties: PropertyBitSet
+    }
+
+    var inserted: [Row] = []
+    var updated: [UpdatedRow] = []
+    var deleted: [Row] = []
+    var invalidatesAll = false
+    /// The saving context's `author`.
+    var author: String?
+
+    var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !invalidatesAll }
+
+    static func invalidatingAll(author: String? = nil) -> ChangeSet {
+        var changes = ChangeSet()
+        changes.invalidatesAll = true
+        changes.author = author
+        return changes
+    }
+}
+
+/// What a save changed, as delivered to `ModelContainer.changes` and
+/// `ModelContainer.observeChanges(_:)`: the identifiers of the objects
+/// inserted, updated (with the names of the properties written) and
+/// deleted, and the saving context's `author`.
+///
+/// `invalidatedAll` is true when the store changed in a way whose extent is
+/// not known: another process (or `store-tool`) committed, or the container
+/// was erased. The identifier lists are then empty: every object may have
+/// changed, and contexts reload the objects they hold.
+public struct StoreChanges: Sendable, CustomStringConvertible {
+    /// The objects inserted, in the order they were saved.
+    public let insertedIdentifiers: [PersistentIdentifier]
+    /// The saved objects whose properties were written.
+    public let updatedIdentifiers: [PersistentIdentifier]
+    /// The names of the properties written, per updated object, in
+    /// declaration order (relationships included).
+    public let updatedPropertyNames: [PersistentIdentifier: [String]]
+    /// The objects deleted, delete rules' cascades included.
+    public let deletedIdentifiers: [PersistentIdentifier]
+    /// The `author` of the context that saved; nil when it has none, or the
+    /// change came from another process.
+    public let author: String?
+    /// True for a change of unknown extent (another process, `erase()`).
+    public let invalidatedAll: Bool
+
+    init(_ changes: ChangeSet) {
+        insertedIdentifiers = changes.inserted.map { Self.identifier($0.table, $0.rowID) }
+        var updated: [PersistentIdentifier] = []
+        var names: [PersistentIdentifier: [String]] = [:]
+        updated.reserveCapacity(changes.updated.count)
+        for row in changes.updated {
+            let identifier = Self.identifier(row.table, row.rowID)
+            updated.append(identifier)
+            names[identifier] = row.properties.map { row.table.slots[$0].name }
+        }
+        updatedIdentifiers = updated
+        updatedPropertyNames = names
+        deletedIdentifiers = changes.deleted.map { Self.identifier($0.table, $0.rowID) }
+        author = changes.author
+        invalidatedAll = changes.invalidatesAll
+    }
+
+    private static func identifier(_ table: EntityTable, _ rowID: Int64) -> PersistentIdentifier {
+        .permanent(entityName: table.name, storeIdentifier: table.storeIdentifier, rowID: rowID)
+    }
+
+    public var description: String {
+        if invalidatedAll { return "StoreChanges(all objects may have changed)" }
+        return
+            "StoreChanges(inserted: \(insertedIdentifiers.count), updated: \(updatedIdentifiers.count), deleted: \(deletedIdentifiers.count), author: \(author ?? "nil"))"
+    }
+}
