@@ -229,12 +229,14 @@ struct ModelMembers {
     /// a generic root is the one the literal on the concrete class forms
     /// (`\Self.name` cannot be formed in a class).
     private var keyPathsFunction: DeclSyntax {
-        let inherited = superclass.map { "\($0.trimmed)._$keyPaths(rootedAt: T.self) + " } ?? ""
-        let own = properties.map { "\\T.\($0.identifier.text)" }.joined(separator: ", ")
+        var parts = superclass.map { ["\($0.trimmed)._$keyPaths(rootedAt: T.self)"] } ?? []
+        if !properties.isEmpty || parts.isEmpty {
+            parts.append("[" + properties.map { "\\T.\($0.identifier.text)" }.joined(separator: ", ") + "]")
+        }
         return """
             nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
             ModelStore._$formingKeyPaths {
-            \(raw: inherited)[\(raw: own)]
+            \(raw: parts.joined(separator: " + "))
             }
             }
             """

@@ -35,4 +35,28 @@ struct InheritanceQueryTests {
             FetchDescriptor<Sedan>(predicate: #Predicate { $0.doors == 4 && $0.year == 2000 }, sortBy: [SortDescriptor(\.name)]))
         #expect(sedans.map(\.name) == ["Passat"])
     }
+
+    @Test("fetchIdentifiers of a base class names each row's own entity, equal to its object's persistentModelID")
+    func identifiersNameTheRowsOwnEntity() throws {
+        let directory = try TemporaryDirectory()
+        let container = try ModelContainer(
+            for: Schema([Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]),
+            configurations: ModelConfiguration(url: directory.file()))
+        let context = ModelContext(container)
+        context.insert(Vehicle(name: "Cart"))
+        context.insert(Car(name: "Golf", doors: 4))
+        context.insert(Sedan(name: "Passat", trunkLitres: 500))
+        context.insert(Motorcycle(name: "Vespa", displacement: 125))
+        try context.save()
+
+        let fresh = ModelContext(container)
+        let descriptor = FetchDescriptor<Vehicle>(sortBy: [SortDescriptor(\.name)])
+        let objects = try fresh.fetch(descriptor)
+        // Sorted by name: Cart, Golf, Passat, Vespa.
+        #expect(objects.map(\.persistentModelID.entityName) == ["Vehicle", "Car", "Sedan", "Motorcycle"])
+        #expect(try fresh.fetchIdentifiers(descriptor) == objects.map(\.persistentModelID))
+        #expect(Array(try fresh.fetchIdentifiers(descriptor, batchSize: 2)) == objects.map(\.persistentModelID))
+        let cars = try fresh.fetch(FetchDescriptor<Car>(sortBy: [SortDescriptor(\.name)]))
+        #expect(try fresh.fetchIdentifiers(FetchDescriptor<Car>(sortBy: [SortDescriptor(\.name)])) == cars.map(\.persistentModelID))
+    }
 }
