@@ -55,4 +55,25 @@ struct InheritanceCommandTests {
         #expect(show.status == 0, "\(show.stderr)")
         #expect(show.stdout.contains("Beagle"))
     }
+
+    @Test("export lists each row of a hierarchy once, under its own entity; import of it gives the same store")
+    func exportImportRoundTrip() throws {
+        let (url, _) = try animalStore()
+        let folder = url.deletingLastPathComponent()
+        let file = folder.appending(path: "animals.json").path(percentEncoded: false)
+        let export = try Fixture.runTool(["export", url.path(percentEncoded: false), "--format", "json", "--output", file])
+        #expect(export.status == 0, "\(export.stderr)")
+        let text = try String(contentsOfFile: file, encoding: .utf8)
+        #expect(text.contains(#"{"key":"Animal:1","#) && text.contains(#"{"key":"Dog:2","#))
+        #expect(!text.contains(#""key":"Animal:2""#))
+        let copy = folder.appending(path: "copy.store")
+        let imported = try Fixture.runTool(["import", copy.path(percentEncoded: false), file])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let container = try ModelContainer(for: Animal.self, Dog.self, configurations: ModelConfiguration(url: copy))
+        let animals = try ModelContext(container).fetch(FetchDescriptor<Animal>(sortBy: [SortDescriptor(\.name)]))
+        #expect(animals.map(\.name) == ["Generic", "Rex"])
+        #expect((animals.last as? Dog)?.breed == "Collie")
+        let again = try Fixture.runTool(["export", copy.path(percentEncoded: false), "--format", "json"])
+        #expect(again.stdout == text)
+    }
 }
