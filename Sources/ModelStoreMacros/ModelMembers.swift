@@ -21,8 +21,10 @@ struct ModelMembers {
         if superclass != nil {
             // The state, its accessors and the conformance are inherited.
             return [ordinalBase, rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+                + (isFinal ? [] : [keyPathsFunction])
         }
         var result = modelState + [rowInitializer, bindFunction, propertyTable, accessFunction, withMutationFunction]
+        if !isFinal { result.append(keyPathsFunction) }
         // Only when declared, so that a class without them expands as before
         // (the protocol's defaults answer for it).
         if !constraints.isEmpty {
@@ -199,10 +201,14 @@ struct ModelMembers {
         let array = entries.isEmpty ? "[]" : "[\n" + entries.joined(separator: ",\n") + "\n]"
         // A class that may be subclassed answers through dynamic dispatch, so
         // that `T._$persistentProperties` with `T` a subclass is the subclass's.
-        if superclass != nil {
+        // The superclass's entries are re-rooted at this class, so that
+        // `\Car.name` (a different key path from `\Vehicle.name`) finds its
+        // property in predicates, sort descriptors and `propertiesToFetch`.
+        if let superclass {
             return """
                 nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                super._$persistentProperties + ModelStore._$formingKeyPaths {
+                ModelStore._$rerooting(super._$persistentProperties, at: \(superclass.trimmed)._$keyPaths(rootedAt: \(type).self))
+                + ModelStore._$formingKeyPaths {
                 \(raw: array)
                 }
                 }
@@ -212,6 +218,25 @@ struct ModelMembers {
             nonisolated public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
             ModelStore._$formingKeyPaths {
             \(raw: array)
+            }
+            }
+            """
+    }
+
+    /// The key paths of the class's persisted properties, its superclass's
+    /// first, rooted at `T`: a subclass's property table re-roots the
+    /// entries it inherits with them. Generic, because a key path formed on
+    /// a generic root is the one the literal on the concrete class forms
+    /// (`\Self.name` cannot be formed in a class).
+    private var keyPathsFunction: DeclSyntax {
+        var parts = superclass.map { ["\($0.trimmed)._$keyPaths(rootedAt: T.self)"] } ?? []
+        if !properties.isEmpty || parts.isEmpty {
+            parts.append("[" + properties.map { "\\T.\($0.identifier.text)" }.joined(separator: ", ") + "]")
+        }
+        return """
+            nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+            ModelStore._$formingKeyPaths {
+            \(raw: parts.joined(separator: " + "))
             }
             }
             """

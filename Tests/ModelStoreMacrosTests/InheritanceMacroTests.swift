@@ -45,7 +45,8 @@ struct InheritanceMacroTests {
                     }
 
                     nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        super._$persistentProperties + ModelStore._$formingKeyPaths {
+                        ModelStore._$rerooting(super._$persistentProperties, at: Vehicle._$keyPaths(rootedAt: Car.self))
+                        + ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "doors", keyPath: \Car.doors, type: (Int).self, ordinal: _$Ordinals.base + 0, options: [], originalName: nil)
                             ]
@@ -62,6 +63,12 @@ struct InheritanceMacroTests {
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Car, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+
+                    nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+                        ModelStore._$formingKeyPaths {
+                            Vehicle._$keyPaths(rootedAt: T.self) + [\T.doors]
+                        }
                     }
                 }
                 """#
@@ -169,7 +176,8 @@ struct InheritanceMacroTests {
                     }
 
                     nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
-                        super._$persistentProperties + ModelStore._$formingKeyPaths {
+                        ModelStore._$rerooting(super._$persistentProperties, at: Vehicle._$keyPaths(rootedAt: Car.self))
+                        + ModelStore._$formingKeyPaths {
                             []
                         }
                     }
@@ -184,6 +192,12 @@ struct InheritanceMacroTests {
 
                     internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<Car, _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
+                    }
+
+                    nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+                        ModelStore._$formingKeyPaths {
+                            Vehicle._$keyPaths(rootedAt: T.self)
+                        }
                     }
                 }
                 """,

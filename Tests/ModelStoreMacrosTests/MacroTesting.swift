@@ -93,5 +93,13 @@ func emptyModelMembers(_ type: String, propertyTable: String = "static") -> Stri
         internal nonisolated func withMutation<_$Member, _$MutationResult>(keyPath: Swift.KeyPath<\(type), _$Member>, _ mutation: () throws -> _$MutationResult) rethrows -> _$MutationResult {
             try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
         }
-    """
+    """ + (propertyTable == "class" ? """
+
+
+        nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+            ModelStore._$formingKeyPaths {
+                []
+            }
+        }
+    """ : "")
 }

@@ -35,7 +35,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> FetchResultsCollection<T> {
-        let (table, keys) = try batchKeys(descriptor, batchSize: batchSize)
+        let (table, keys, _) = try batchKeys(descriptor, batchSize: batchSize)
         let unfetched = try CompiledFetch(descriptor, context: self, table: table).unfetched
         let prefetching = descriptor.relationshipKeyPathsForPrefetching
         let first = try models(T.self, keyed: keys[..<min(keys.count, batchSize)], table: table, unfetched: unfetched, prefetching: prefetching)
@@ -61,18 +61,19 @@ extension ModelContext {
     public func fetchIdentifiers<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
     ) throws -> FetchResultsCollection<PersistentIdentifier> {
-        let (table, keys) = try batchKeys(descriptor, batchSize: batchSize)
+        let (table, keys, entities) = try batchKeys(descriptor, batchSize: batchSize)
         let (entity, store) = (table.name, table.storeIdentifier)
         return FetchResultsCollection(count: keys.count) { position in
-            .permanent(entityName: entity, storeIdentifier: store, rowID: keys[position])
+            .permanent(entityName: entities.isEmpty ? entity : entities[position], storeIdentifier: store, rowID: keys[position])
         }
     }
 
     /// Checks a batched fetch's arguments and selects the row keys of the
-    /// matching rows, in order.
+    /// matching rows, in order, with each row's own entity for a
+    /// superentity's table (empty otherwise).
     private func batchKeys<T: PersistentModel>(
         _ descriptor: FetchDescriptor<T>, batchSize: Int
-    ) throws -> (EntityTable, [Int64]) {
+    ) throws -> (EntityTable, [Int64], [String]) {
         guard batchSize >= 1 else {
             throw ModelStoreError.unsupportedQuery(
                 entity: T.entityName, expression: "batchSize: \(batchSize)", reason: "a batch size must be at least 1")
@@ -90,8 +91,13 @@ extension ModelContext {
         defer { statement.reset() }
         try compiled.bind(to: statement)
         var keys: [Int64] = []
-        while try statement.step() { keys.append(statement.int64(at: 0)) }
-        return (table, keys)
+        var entities: [String] = []
+        while try statement.step() {
+            let rowID = statement.int64(at: 0)
+            keys.append(rowID)
+            if table.isPolymorphic { entities.append(try rowTable(of: table, rowID: rowID, column: 1, from: statement).name) }
+        }
+        return (table, keys, entities)
     }
 
     /// The objects of `keys`, in their order: registered ones as they are,

@@ -67,8 +67,11 @@ extension ModelContext {
         try compiled.bind(to: statement)
         var identifiers: [PersistentIdentifier] = []
         while try statement.step() {
-            identifiers.append(
-                .permanent(entityName: table.name, storeIdentifier: table.storeIdentifier, rowID: statement.int64(at: 0)))
+            // A superentity's rows name their own entity (column 1), so that
+            // each identifier equals its object's `persistentModelID`.
+            let rowID = statement.int64(at: 0)
+            let entity = table.isPolymorphic ? try rowTable(of: table, rowID: rowID, column: 1, from: statement).name : table.name
+            identifiers.append(.permanent(entityName: entity, storeIdentifier: table.storeIdentifier, rowID: rowID))
         }
         return identifiers
     }

@@ -10,17 +10,29 @@ extension ModelContext {
     func rowClass(of table: EntityTable, rowID: Int64, from statement: Statement) throws -> (
         table: EntityTable, type: any PersistentModel.Type
     ) {
-        let name = statement.isNull(at: table.entityColumnIndex) ? nil : statement.string(at: table.entityColumnIndex)
-        guard let name, table.polymorphicEntities.contains(name), let concrete = store.table(named: name),
-            let type = store.modelType(of: concrete)
-        else {
+        let concrete = try rowTable(of: table, rowID: rowID, column: table.entityColumnIndex, from: statement)
+        guard let type = store.modelType(of: concrete) else {
+            throw ModelStoreError.invalidValue(
+                entity: table.name, property: entityColumn, row: rowID,
+                reason: "the row's entity '\(concrete.name)' has no model class in this container", path: table.storePath)
+        }
+        return (concrete, type)
+    }
+
+    /// The table of the row's own entity, read from `column` of the
+    /// statement's current row of a SELECT of `table` (a superentity).
+    /// - Throws: `ModelStoreError.invalidValue` naming the row when the
+    ///   column names no entity of `table`'s part of the hierarchy.
+    func rowTable(of table: EntityTable, rowID: Int64, column: Int32, from statement: Statement) throws -> EntityTable {
+        let name = statement.isNull(at: column) ? nil : statement.string(at: column)
+        guard let name, table.polymorphicEntities.contains(name), let concrete = store.table(named: name) else {
             throw ModelStoreError.invalidValue(
                 entity: table.name, property: entityColumn, row: rowID,
                 reason: "the row's entity \(name.map { "'\($0)'" } ?? "NULL") is not \(table.name) or one of its "
                     + "subentities (\(table.polymorphicEntities.joined(separator: ", ")))",
                 path: table.storePath)
         }
-        return (concrete, type)
+        return concrete
     }
 
     /// A new object of the row's own class, read from the statement's

@@ -82,7 +82,8 @@ extension DynamicStore {
             columns: { alias in
                 ([SchemaSQL.selectColumns(table.slots, qualifier: alias)] + countExpressions(alias)).joined(separator: ", ")
             },
-            where: condition, orderBy: orderings, limit: query.limit, offset: query.offset)
+            where: condition, orderBy: orderings, limit: query.limit, offset: query.offset,
+            ownRowsOnly: !query.includesSubentities)
         return (compiled.sql, compiled.bindings, Int32(table.slots.count + 1))
     }
 

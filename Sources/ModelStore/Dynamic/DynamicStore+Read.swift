@@ -35,12 +35,18 @@ public struct DynamicQuery: Sendable {
     /// Read to-many relationships as their objects' identifiers; otherwise
     /// as counts (cheaper).
     public var includesToManyMembers: Bool
+    /// For an entity in a class hierarchy: also read its subentities' rows
+    /// (as objects of `entity`, with its properties). False reads only the
+    /// rows of `entity` itself, so that a whole-store export lists each row
+    /// once, under its own entity.
+    public var includesSubentities: Bool
 
     /// Creates a query; without a filter it reads every object of `entity`.
     public init(
         entity: String, filter: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
-        includesToManyMembers: Bool = false
+        includesToManyMembers: Bool = false, includesSubentities: Bool = true
     ) {
+        self.includesSubentities = includesSubentities
         self.entity = entity
         self.filter = filter
         self.sort = sort

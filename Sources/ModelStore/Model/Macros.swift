@@ -28,7 +28,7 @@
     member,
     names: named(_$modelState), named(_$modelStateIfMade), named(_$fetchedRow), named(_$makeModelState),
     named(init(_$row:)), named(_$bindValue), named(_$persistentProperties), named(access),
-    named(withMutation), named(_$constraints), named(_$originalEntityName), named(_$Ordinals))
+    named(withMutation), named(_$constraints), named(_$originalEntityName), named(_$Ordinals), named(_$keyPaths))
 @attached(memberAttribute)
 @attached(extension, conformances: PersistentModel)
 public macro Model(originalName: String? = nil) = #externalMacro(module: "ModelStoreMacros", type: "ModelMacro")

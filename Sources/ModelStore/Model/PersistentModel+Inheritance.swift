@@ -27,3 +27,18 @@ extension PersistentModel {
         _getSuperclass(self).flatMap { $0 as? any PersistentModel.Type }
     }
 }
+
+/// A superclass's property table with each entry's key path replaced by the
+/// same property's key path rooted at the subclass (from the superclass's
+/// generated `_$keyPaths(rootedAt:)`, in the same order), so that a
+/// subclass's key path to an inherited property (`\Car.name`, which does not
+/// compare equal to `\Vehicle.name`) finds its entry; called by the code
+/// `@Model` generates for a subclass.
+public func _$rerooting(_ properties: [PropertyMetadata], at keyPaths: [AnyKeyPath]) -> [PropertyMetadata] {
+    precondition(properties.count == keyPaths.count, "a superclass's key paths do not match its property table")
+    return zip(properties, keyPaths).map { property, keyPath in
+        var property = property
+        property.keyPath = keyPath
+        return property
+    }
+}

@@ -46,9 +46,15 @@ struct CompiledFetch<T: PersistentModel> {
     }
 
     /// `SELECT <row key>` of the matching rows, in order.
+    /// For a superentity's table, the row's entity column follows the key, so
+    /// that each identifier names the row's own entity.
     func selectKeys(limit: Int?, offset: Int) throws(ModelStoreError) -> CompiledQuery {
-        try QuerySQLBuilder.select(
-            schema: schema, entity: table.entity, columns: { "\($0).\(quoteIdentifier(primaryKeyColumn))" },
+        let polymorphic = table.isPolymorphic
+        return try QuerySQLBuilder.select(
+            schema: schema, entity: table.entity,
+            columns: {
+                "\($0).\(quoteIdentifier(primaryKeyColumn))" + (polymorphic ? ", \($0).\(quoteIdentifier(entityColumn))" : "")
+            },
             where: condition, orderBy: orderings, limit: limit, offset: offset)
     }
 

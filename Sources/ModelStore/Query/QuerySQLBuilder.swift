@@ -91,6 +91,11 @@ struct QuerySQLBuilder {
         aliasCount = 1
     }
 
+    /// Keeps a SELECT of an entity in a class hierarchy to the rows of the
+    /// entity itself, without its subentities' (an export lists each row
+    /// once, under its own entity).
+    var ownRowsOnly = false
+
     var rootAlias: String { frames[0].alias }
     var rootEntity: Schema.Entity { frames[0].entity }
 
@@ -103,7 +108,10 @@ struct QuerySQLBuilder {
     /// The WHERE of a query with `condition`'s SQL: a subentity's query
     /// keeps to its rows of the hierarchy's table.
     func whereClause(_ condition: String?) -> String? {
-        let own = schema.rowCondition(of: rootEntity, qualifier: rootAlias)
+        let own =
+            ownRowsOnly
+            ? schema.ownRowCondition(of: rootEntity, qualifier: rootAlias)
+            : schema.rowCondition(of: rootEntity, qualifier: rootAlias)
         switch (own, condition) {
         case (nil, nil): return nil
         case (let own?, nil): return own
@@ -118,9 +126,10 @@ struct QuerySQLBuilder {
     /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
     static func select(
         schema: Schema, entity: Schema.Entity, columns: (String) -> String, where condition: QueryExpression?,
-        orderBy: [QueryOrdering], limit: Int?, offset: Int?
+        orderBy: [QueryOrdering], limit: Int?, offset: Int?, ownRowsOnly: Bool = false
     ) throws(ModelStoreError) -> CompiledQuery {
         var builder = QuerySQLBuilder(schema: schema, entity: entity)
+        builder.ownRowsOnly = ownRowsOnly
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         let orderSQL = try builder.orderBy(orderBy)
         var sql = "SELECT \(columns(builder.rootAlias)) \(builder.fromClause)"

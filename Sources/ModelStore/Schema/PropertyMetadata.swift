@@ -16,8 +16,9 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// Its index among the model's stored properties: the dirty bit and the
     /// column position.
     public let ordinal: Int
-    /// The key path of the property on its model class.
-    public let keyPath: AnyKeyPath
+    /// The key path of the property on its model class; for an inherited
+    /// property, rooted at the subclass (see `_$rerooting`).
+    public internal(set) var keyPath: AnyKeyPath
     /// The attribute recorded in the schema; nil for a relationship.
     public let attribute: Schema.Attribute?
     /// The relationship recorded in the schema (inverse and storage not yet

@@ -30,6 +30,14 @@ extension Schema {
         return "\(qualifier).\(quoteIdentifier(entityColumn)) IN (\(names.joined(separator: ", ")))"
     }
 
+    /// The condition that keeps a SELECT of the hierarchy's table to
+    /// `entity`'s own rows, without its subentities'; nil for an entity
+    /// outside a hierarchy.
+    func ownRowCondition(of entity: Entity, qualifier: String) -> String? {
+        guard entity.superentityName != nil || hasSubentities(entity) else { return nil }
+        return "\(qualifier).\(quoteIdentifier(entityColumn)) = \(sqlStringLiteral(entity.name))"
+    }
+
     /// True when `entity` is a root with subentities: its table has the
     /// discriminator column.
     func hasSubentities(_ entity: Entity) -> Bool {

@@ -103,7 +103,8 @@ struct Export: ParsableCommand {
             var first = true
             var done = 0
             let total = try store.count(entity.name)
-            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+            // Each row once, under its own entity: import writes it back there.
+            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true, includesSubentities: false)
             try store.forEach(query) { object in
                 sink.line((first ? "" : ",") + DynamicExchange.record(object, entity: entity))
                 first = false
