@@ -84,6 +84,11 @@ extension ModelContext {
     private func discardPendingChanges() {
         guard hasChanges else { return }
         let discarded = inserted.models
+        // The context is going: its rollback must not read rows again (the
+        // reading runs through this context). Objects another save changed
+        // keep the values this context read; their successor reads
+        // relationships from the store as it is.
+        merging.mergedWhileChanged.removeAll()
         rollback()
         for model in discarded {
             let state = model._$modelState
