@@ -69,12 +69,21 @@ let package = Package(
         // VFS and allocator) in a process of its own. Test-only.
         .executableTarget(
             name: "ReliabilityWorker",
-            dependencies: ["ModelStore", "CSQLite"],
+            dependencies: ["ModelStore", "ReliabilitySupport"],
             path: "Tests/ReliabilityWorker"
+        ),
+        // What the worker and the tests share: the scripted graphs, the fault
+        // VFS and allocator, the sweeps and the readers of a store's state. A
+        // library, not the executable's module: a test target cannot import
+        // an executable's module in a sanitizer build.
+        .target(
+            name: "ReliabilitySupport",
+            dependencies: ["ModelStore", "CSQLite"],
+            path: "Tests/ReliabilitySupport"
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["ModelStore", "ReliabilityWorker"]
+            dependencies: ["ModelStore", "ReliabilitySupport", "ReliabilityWorker"]
         ),
         // Files in SwiftData's exact spelling, with only the import changed:
         // the promise that a SwiftData data layer compiles and behaves the same.

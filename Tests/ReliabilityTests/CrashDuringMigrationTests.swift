@@ -1,6 +1,6 @@
 import Foundation
 import ModelStore
-import ReliabilityWorker
+import ReliabilitySupport
 import Testing
 
 /// A worker opens a V1 store with V2's models and plan, whose migration

@@ -1,6 +1,6 @@
 import Foundation
 import ModelStore
-import ReliabilityWorker
+import ReliabilitySupport
 import Testing
 
 /// A worker saves a graph in a loop (inserts, edits, relationship moves,

@@ -1,6 +1,6 @@
 import Foundation
 import ModelStore
-import ReliabilityWorker
+import ReliabilitySupport
 import Testing
 
 /// Delete rules through new objects, which the crash and fault tests found

@@ -1,5 +1,6 @@
 import Foundation
 import ModelStore
+import ReliabilitySupport
 
 /// The child process of the reliability tests (Tests/ReliabilityTests): it
 /// saves graphs or migrates a store while the test kills it, and runs the
@@ -78,20 +79,6 @@ struct ReliabilityWorker {
         say("opening")
         _ = try ModelContainer(for: TripsV2.Trip.self, TripsV2.Stop.self, migrationPlan: TripsPlan.self, configurations: configuration)
         say("migrated")
-    }
-}
-
-/// Writes one line to stdout at once.
-func say(_ line: String) {
-    let text = line + "\n"
-    text.utf8CString.withUnsafeBufferPointer { buffer in
-        var offset = 0
-        let count = buffer.count - 1
-        while offset < count {
-            let written = write(STDOUT_FILENO, buffer.baseAddress! + offset, count - offset)
-            if written <= 0 { return }
-            offset += written
-        }
     }
 }
 

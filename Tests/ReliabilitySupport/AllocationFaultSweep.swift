@@ -6,13 +6,13 @@ import ModelStore
 /// succeed, never crash; the store must then hold exactly the state before
 /// or after the save, be intact, and a retry on the same context must
 /// succeed once allocations work again.
-struct AllocationFaultSweep {
+package struct AllocationFaultSweep {
     let folder: URL
     let script: SaveScript
     let stride: Int
-    private(set) var log = SweepLog()
+    package private(set) var log = SweepLog()
 
-    init(folder: URL, script: SaveScript, stride: Int) {
+    package init(folder: URL, script: SaveScript, stride: Int) {
         self.folder = folder
         self.script = script
         self.stride = max(1, stride)
@@ -20,7 +20,7 @@ struct AllocationFaultSweep {
 
     /// Sweeps save `number` of the script.
     /// - Throws: `WorkerError` when the store cannot be set up without faults.
-    mutating func run(save number: Int) throws {
+    package mutating func run(save number: Int) throws {
         let base = StoreFiles(url: folder.appending(path: "base.store"))
         let work = StoreFiles(url: folder.appending(path: "work.store"))
         var state = GraphState()

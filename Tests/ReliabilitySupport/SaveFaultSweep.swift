@@ -13,19 +13,19 @@ import ModelStore
 /// save returned; a retry of the same save (on the same context, its
 /// changes still pending) succeeds once the faults stop; and no connection
 /// is left open.
-struct SaveFaultSweep {
+package struct SaveFaultSweep {
     let folder: URL
     let script: SaveScript
-    private(set) var log = SweepLog()
+    package private(set) var log = SweepLog()
 
-    init(folder: URL, script: SaveScript) {
+    package init(folder: URL, script: SaveScript) {
         self.folder = folder
         self.script = script
     }
 
     /// Sweeps saves `saves` of the script, each from the state the saves before it leave.
     /// - Throws: `WorkerError` when the store cannot be set up without faults.
-    mutating func run(saves: ClosedRange<Int>) throws {
+    package mutating func run(saves: ClosedRange<Int>) throws {
         let base = StoreFiles(url: folder.appending(path: "base.store"))
         let work = StoreFiles(url: folder.appending(path: "work.store"))
         var state = GraphState()

@@ -6,12 +6,12 @@ import ModelStore
 /// does for a save. After each run: the store is intact and holds exactly
 /// the V1 state when opening threw, exactly the migrated state when it
 /// returned; opening it again without faults completes the migration.
-struct MigrationFaultSweep {
+package struct MigrationFaultSweep {
     let folder: URL
     let trips: Int
-    private(set) var log = SweepLog()
+    package private(set) var log = SweepLog()
 
-    init(folder: URL, trips: Int) {
+    package init(folder: URL, trips: Int) {
         self.folder = folder
         self.trips = trips
     }
@@ -24,7 +24,7 @@ struct MigrationFaultSweep {
     }
 
     /// - Throws: `WorkerError` when the stores cannot be set up without faults.
-    mutating func run() throws {
+    package mutating func run() throws {
         let base = StoreFiles(url: folder.appending(path: "v1.store"))
         let work = StoreFiles(url: folder.appending(path: "work.store"))
         try TripContent.makeV1(at: base.url, count: trips)

@@ -2,7 +2,7 @@ import Foundation
 
 /// Counts a sweep's runs and prints its problems, one line each
 /// ("problem: …"), for the test to report.
-struct SweepLog {
+package struct SweepLog {
     /// Runs in which at least one fault was injected.
     private(set) var runs = 0
     private(set) var problems = 0
@@ -43,7 +43,7 @@ struct SweepLog {
     }
 
     /// "done runs 230 problems 0 (open 8, write 200, …)": the line the tests read.
-    var summary: String {
+    package var summary: String {
         "done runs \(runs) problems \(problems) (" + runsByKind.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
     }
 }
