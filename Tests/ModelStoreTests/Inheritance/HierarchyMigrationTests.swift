@@ -158,6 +158,45 @@ struct HierarchyMigrationTests {
         #expect(try file.everything() == before)
     }
 
+    @Test("A subclass renamed through originalName keeps its rows, which take its new name")
+    func renameSubclass() throws {
+        let url = try TemporaryDirectory().file()
+        let vehicle = Schema.Entity(name: "Vehicle", attributes: [attribute("name", .string)])
+        let car = Schema.Entity(
+            name: "Car", attributes: [attribute("name", .string), attribute("doors", .int)], superentityName: "Vehicle")
+        try open(url, entities: [vehicle, car])
+        let file = StoreFile(url: url)
+        try file.execute("INSERT INTO Vehicle (_entity, name, doors) VALUES ('Vehicle', 'Bike', NULL), ('Car', 'Mini', 3)")
+        var auto = car
+        auto.name = "Auto"
+        auto.originalName = "Car"
+        try open(url, entities: [vehicle, auto], version: Schema.Version(2, 0, 0))
+        #expect(try file.rows("SELECT _entity, name, doors FROM Vehicle ORDER BY _pk") == [
+            [.text("Vehicle"), .text("Bike"), .null], [.text("Auto"), .text("Mini"), .integer(3)],
+        ])
+        #expect(try DynamicStore(path: file.path).count("Auto") == 1)
+    }
+
+    @Test("A subclass's to-one with an inverse to-many is written, ordered and nullified in its root's table")
+    func subclassToOneLinks() throws {
+        let url = try TemporaryDirectory().file()
+        let container = try open(url, FleetV3.models)
+        let context = ModelContext(container)
+        let ada = FleetV3.Person(name: "Ada")
+        let mini = FleetV3.Car(name: "Mini", doors: 3)
+        let golf = FleetV3.Car(name: "Golf", doors: 5)
+        context.insert(ada)
+        context.insert(mini)
+        context.insert(golf)
+        ada.cars = [golf, mini]
+        try context.save()
+        #expect(try ModelContext(container).fetch(FetchDescriptor<FleetV3.Person>()).first?.cars.map(\.name) == ["Golf", "Mini"])
+        context.delete(ada)
+        try context.save()
+        let file = StoreFile(url: url)
+        #expect(try file.rows("SELECT owner FROM Vehicle") == [[.null], [.null]])
+    }
+
     @Test("A failure at any step of a hierarchy's migration leaves the store as it was")
     func failureLeavesStore() throws {
         let (url, file) = try fleetV2Store()
