@@ -145,7 +145,7 @@ extension DeletePlan {
             let column = quoteIdentifier(nullification.column)
             var assignments = "\(column) = NULL"
             if let order = nullification.orderColumn { assignments += ", \(quoteIdentifier(order)) = NULL" }
-            let sql = "UPDATE \(quoteIdentifier(nullification.table.name)) SET \(assignments) WHERE \(column) \(inKeys)"
+            let sql = "UPDATE \(quoteIdentifier(nullification.table.tableName)) SET \(assignments) WHERE \(column) \(inKeys)"
             try Self.run(sql, keys: keys, entity: nullification.table.name, connection: connection)
         }
         for (table, keys) in rowsByTable {

@@ -49,11 +49,14 @@ enum LinkWriter {
     /// - Complexity: O(stored + members) in memory (O(1) per member kept
     ///   with the stored order alone), plus one statement per member
     ///   removed or written.
+    ///
+    /// `destinationTable` is the table of the destination's rows when it is
+    /// not named after it (a subentity's rows are in its root's table).
     static func writeLinks(
-        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, count: Int,
-        member: (Int) -> Int64?, stored: Stored, connection: Connection
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil, holder: Int64,
+        count: Int, member: (Int) -> Int64?, stored: Stored, connection: Connection
     ) throws {
-        let entity = relationship.destination
+        let entity = destinationTable ?? relationship.destination
         switch relationship.storage {
         case .inverseForeignKey:
             guard case .foreignKey(let column, let orderColumn?)? = inverse?.storage else { return }

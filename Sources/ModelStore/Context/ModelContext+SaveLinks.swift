@@ -36,7 +36,7 @@ extension ModelContext {
                 let column = fixup.table.slots[fixup.ordinal].column
             else { continue }
             try LinkWriter.setForeignKey(
-                column, of: fixup.table.name, row: rowID, to: targetRowID, connection: connection)
+                column, of: fixup.table.tableName, row: rowID, to: targetRowID, connection: connection)
         }
     }
 
@@ -92,7 +92,8 @@ extension ModelContext {
         let kept = LinkDiff.compare(previous: old, members: members) { seen.contains($0) && !gone.contains($0) }
         let removed = relationship.accessor.models(kept.removed).compactMap(\._$modelState.rowID)
         try LinkWriter.writeLinks(
-            relationship.schema, inverse: relationship.inverse?.schema, holder: holder, count: members.count,
+            relationship.schema, inverse: relationship.inverse?.schema,
+            destinationTable: store.table(named: relationship.schema.destination)?.tableName, holder: holder, count: members.count,
             member: { relationship.accessor.models([members[$0]]).first?._$modelState.rowID },
             stored: .order(prefix: kept.prefix, suffix: kept.suffix, removed: removed), connection: connection)
     }

@@ -9,6 +9,11 @@ import Foundation
 /// Planning reads the file (row counts, values that a change would lose) but
 /// never writes it. Changes that would lose data are collected, and refused
 /// together unless `allowsDataLoss` is set.
+///
+/// A class hierarchy is one table (`StorageChange`): its subentities'
+/// properties are columns of the root's table, a new subentity is new rows'
+/// entity name, and a removed one's rows are deleted, which is refused like
+/// removing an entity that has rows.
 struct SchemaChange {
     let old: Schema
     let new: Schema
@@ -23,19 +28,13 @@ struct SchemaChange {
     ///   no permission can make (rows that need a value nothing supplies);
     ///   `ModelStoreError.destructiveMigration` listing every change that
     ///   would lose data; `SQLiteError` when the file cannot be read.
-    ///   Also `noMigrationPath` when either schema has a class hierarchy:
-    ///   the planner works table per entity, and a hierarchy's entities
-    ///   share one table (see `Schema.storageLayout()`), so it would create
-    ///   or rebuild the wrong tables.
+    ///   Also `noMigrationPath` for an entity whose superentity changed.
     func operations(_ connection: Connection, path: String) throws -> [TableOperation] {
-        let subentities = (old.entities + new.entities).filter { $0.superentityName != nil }
-        if let subentity = subentities.first, let superentity = subentity.superentityName {
-            throw ModelStoreError.noMigrationPath(
-                path: path,
-                reason: "entity \(subentity.name) inherits from \(superentity): migrating a store whose schema has a "
-                    + "@Model class hierarchy is not supported yet")
+        let storage = StorageChange(self)
+        if !storage.impossibilities.isEmpty {
+            throw ModelStoreError.noMigrationPath(path: path, reason: storage.impossibilities.joined(separator: "; "))
         }
-        var planner = Planner(change: self, connection: connection, mapping: SchemaMapping(old: old, new: new, renames: renames))
+        var planner = TablePlanner(change: self, storage: storage, connection: connection)
         try planner.plan()
         if !planner.impossibilities.isEmpty {
             throw ModelStoreError.noMigrationPath(path: path, reason: planner.impossibilities.joined(separator: "; "))
@@ -47,8 +46,10 @@ struct SchemaChange {
     }
 }
 
-private struct Planner {
+/// Plans a `SchemaChange` table by table, on the storage layouts.
+struct TablePlanner {
     let change: SchemaChange
+    let storage: StorageChange
     let connection: Connection
     let mapping: SchemaMapping
     var operations: [TableOperation] = []
@@ -58,23 +59,24 @@ private struct Planner {
     /// constraint has no value to give them; neither stage closure of a
     /// custom stage runs while the table is rebuilt).
     var impossibilities: [String] = []
-    private var late: [TableOperation] = []
-    private var rebuilt = Set<String>()
+    var late: [TableOperation] = []
+    var rebuilt = Set<String>()
     /// Tables kept whose name or columns were renamed: their indexes are recreated.
-    private var renamedTables = Set<String>()
+    var renamedTables = Set<String>()
 
-    private static let allowHint = "use a custom MigrationStage or a migration script, or set migrationOptions.allowsDataLoss"
+    static let allowHint = "use a custom MigrationStage or a migration script, or set migrationOptions.allowsDataLoss"
 
-    init(change: SchemaChange, connection: Connection, mapping: SchemaMapping) {
+    init(change: SchemaChange, storage: StorageChange, connection: Connection) {
         self.change = change
+        self.storage = storage
         self.connection = connection
-        self.mapping = mapping
+        self.mapping = SchemaMapping(old: storage.old, new: storage.new, renames: storage.renames)
     }
 
     mutating func plan() throws {
-        for entity in change.new.entities {
+        for entity in storage.new.entities {
             guard let oldEntity = mapping.oldEntity(for: entity) else {
-                operations.append(.createTable(entity))
+                operations.append(.createTable(entity, discriminated: storage.newDiscriminated.contains(entity.name)))
                 continue
             }
             if oldEntity.name != entity.name {
@@ -82,7 +84,7 @@ private struct Planner {
             }
         }
         try planJoinTables()
-        for entity in change.new.entities {
+        for entity in storage.new.entities {
             guard let oldEntity = mapping.oldEntity(for: entity) else { continue }
             try planTable(entity, oldEntity)
         }
@@ -97,7 +99,7 @@ private struct Planner {
         try planIndexes()
     }
 
-    // MARK: Join tables and indexes
+    // MARK: Join tables
 
     /// Join tables of the new schema: kept, created empty, or created and
     /// filled from where the links were before (an old join table with
@@ -105,7 +107,7 @@ private struct Planner {
     /// became to-many). Old join tables nothing keeps are dropped at the end.
     private mutating func planJoinTables() throws {
         var kept = Set<String>()
-        for entity in change.new.entities {
+        for entity in storage.new.entities {
             let oldEntity = mapping.oldEntity(for: entity)
             for relationship in entity.relationships {
                 guard case .joinTable(let name, isSource: true) = relationship.storage else { continue }
@@ -144,7 +146,7 @@ private struct Planner {
                             into: name, from: entity.name, select: [key, .column(column), zero, order.map(ColumnSource.column) ?? .null],
                             whereNotNull: column))
                 case .inverseForeignKey:
-                    guard let oldDestination = change.old.entity(named: origin.destination),
+                    guard let oldDestination = storage.old.entity(named: origin.destination),
                         let inverse = origin.inverseName.flatMap(oldDestination.relationship(named:)),
                         case .foreignKey(let column, let order) = inverse.storage,
                         let table = mapping.newEntityName(forOld: oldDestination.name)
@@ -159,35 +161,10 @@ private struct Planner {
                 _ = oldEntity
             }
         }
-        for entity in change.old.entities {
+        for entity in storage.old.entities {
             for relationship in entity.relationships {
                 guard case .joinTable(let name, isSource: true) = relationship.storage, !kept.contains(name) else { continue }
                 late.append(.dropTable(name))
-            }
-        }
-    }
-
-    /// Brings each table's indexes in line with the new schema: a rebuilt or
-    /// new table gets all of them; a kept table loses those no longer
-    /// declared and gains the new ones (all of them are recreated when its
-    /// name or a column was renamed, so that names and definitions match).
-    private mutating func planIndexes() throws {
-        for entity in change.new.entities {
-            let desired = SchemaSQL.indexes(of: entity)
-            var existing: [String] = []
-            if let oldEntity = mapping.oldEntity(for: entity), !rebuilt.contains(entity.name) {
-                let statement = try connection.prepare(
-                    "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL")
-                try statement.bind(oldEntity.name, at: 1)
-                while try statement.step() { existing.append(statement.string(at: 0)) }
-            }
-            let recreate = renamedTables.contains(entity.name)
-            let desiredNames = Set(desired.map(\.name))
-            for name in existing where recreate || !desiredNames.contains(name) {
-                operations.append(.dropIndex(name))
-            }
-            for index in desired where recreate || !existing.contains(index.name) {
-                operations.append(.createIndex(name: index.name, sql: index.sql))
             }
         }
     }
@@ -205,7 +182,18 @@ private struct Planner {
         var checks: [TableOperation] = []
         var alters: [TableOperation] = []
         var used = Set<String>()
-        let overrides = change.overrides[entity.name] ?? [:]
+        let overrides = storage.overrides[entity.name] ?? [:]
+        let oldDiscriminated = storage.oldDiscriminated.contains(oldTable)
+        let newDiscriminated = storage.newDiscriminated.contains(table)
+        let owners = storage.newOwners[table] ?? [:]
+        let oldOwners = storage.oldOwners[oldTable] ?? [:]
+        let removedSubentities = oldDiscriminated ? storage.removedSubentities[table] ?? [] : []
+        try planRemovedRows(of: removedSubentities, table: table, oldTable: oldTable)
+        if newDiscriminated {
+            // A root that gains its first subentity: its rows are its own.
+            columns.append((entityColumn, oldDiscriminated ? .column(entityColumn) : .value(.text(entity.name))))
+        }
+        if oldDiscriminated != newDiscriminated { needsRebuild = true }
 
         for attribute in entity.attributes {
             let origin = mapping.oldPropertyName(attribute.name, of: entity.name).flatMap(oldEntity.attribute(named:))
@@ -213,6 +201,18 @@ private struct Planner {
                 if let origin { used.insert(origin.name) }
                 columns.append((attribute.name, override))
                 needsRebuild = true
+                continue
+            }
+            let owner = owners[attribute.name]
+            if origin == nil, let owner {
+                // A subentity's new attribute: its rows need a value, the others keep NULL.
+                let source = try newOwnedAttribute(attribute, of: owner, oldTable: oldTable, oldDiscriminated: oldDiscriminated)
+                columns.append((attribute.name, source))
+                if source == .null && !attribute.isUnique {
+                    alters.append(.addColumn(table: table, definition: SchemaSQL.columnDefinition(attribute)))
+                } else {
+                    needsRebuild = true
+                }
                 continue
             }
             guard let origin else {
@@ -251,7 +251,14 @@ private struct Planner {
                 }
                 if origin.kind.columnType != attribute.kind.columnType { needsRebuild = true }
             }
-            if origin.isOptional && !attribute.isOptional {
+            if let owner, !owner.isOptional, oldOwners[origin.name]?.isOptional ?? origin.isOptional {
+                if let replaced = try ownedAttributeBecomesRequired(
+                    attribute, origin: origin, of: owner, oldTable: oldTable, oldDiscriminated: oldDiscriminated)
+                {
+                    source = replaced
+                    needsRebuild = true
+                }
+            } else if origin.isOptional && !attribute.isOptional {
                 if let fill = try defaultValue(of: attribute, in: entity) {
                     source = .coalesce(origin.name, fill)
                 } else {
@@ -303,10 +310,11 @@ private struct Planner {
                 }
             } else {
                 if let origin { try refuseLostLinks(of: origin, in: oldEntity, becoming: relationship, of: entity) }
-                if origin == nil && !relationship.isOptional && rows > 0 {
+                let linkedRows = try owners[relationship.name].map { try rowCount(of: $0, oldTable, oldDiscriminated) } ?? rows
+                if origin == nil && !relationship.isOptional && linkedRows > 0 {
                     refusals.append(
-                        "relationship \(entity.name).\(relationship.name) is new and non-optional, and \(rows) "
-                            + "row\(rows == 1 ? "" : "s") would have none; make it optional, or link them in a custom stage")
+                        "relationship \(owners[relationship.name]?.entity.name ?? entity.name).\(relationship.name) is new and "
+                            + "non-optional, and \(linkedRows) row\(linkedRows == 1 ? "" : "s") would have none; make it optional, or link them in a custom stage")
                 }
                 columns.append((column, .null))
                 alters.append(.addColumn(table: table, definition: Self.foreignKeyDefinition(column, relationship.destination)))
@@ -320,11 +328,14 @@ private struct Planner {
         var dropped: [String] = []
         for attribute in oldEntity.attributes where !used.contains(attribute.name) {
             dropped.append(attribute.name)
+            let owner = oldOwners[attribute.name]?.entity.name
+            // A removed subentity's rows are refused as a whole (planRemovedRows).
+            if let owner, removedSubentities.contains(owner) { continue }
             let values = try count(
                 "SELECT count(*) FROM \(quoteIdentifier(oldTable)) WHERE \(quoteIdentifier(attribute.name)) IS NOT NULL")
             if values > 0 {
                 refusals.append(
-                    "attribute \(entity.name).\(attribute.name) is no longer in the schema and \(values) row\(values == 1 ? "" : "s") "
+                    "attribute \(owner ?? entity.name).\(attribute.name) is no longer in the schema and \(values) row\(values == 1 ? "" : "s") "
                         + "hold a value for it; \(Self.allowHint)")
             }
         }
@@ -338,9 +349,17 @@ private struct Planner {
         if needsRebuild {
             rebuilt.insert(entity.name)
             operations.append(
-                .rebuild(TableRebuild(entity: entity, table: table, columns: columns, droppedColumns: dropped, rows: rows)))
+                .rebuild(
+                    TableRebuild(
+                        entity: entity, table: table, discriminated: newDiscriminated, columns: columns, droppedColumns: dropped,
+                        rows: rows)))
         } else {
             operations += alters
+        }
+        if oldDiscriminated && newDiscriminated {
+            for (from, to) in storage.renamedEntities[table] ?? [] {
+                operations.append(.renameEntityRows(table: table, from: from, to: to))
+            }
         }
         if !needsRebuild && (oldEntity.name != entity.name || alters.contains(where: \.isColumnRename)) {
             renamedTables.insert(entity.name)
@@ -374,44 +393,9 @@ private struct Planner {
         }
     }
 
-    static func foreignKeyDefinition(_ column: String, _ destination: String) -> String {
-        "\(quoteIdentifier(column)) INTEGER REFERENCES \(quoteIdentifier(destination)) "
-            + "(\(quoteIdentifier(primaryKeyColumn))) DEFERRABLE INITIALLY DEFERRED"
-    }
-
-    /// Widening changes keep every value: a smaller integer into a larger
-    /// one, Float into Double, an enum into its raw value's type.
-    static func isWidening(from old: Schema.Attribute, to new: Schema.Attribute) -> Bool {
-        if old.kind == new.kind {
-            return old.representation == new.representation
-                || (old.representation == .rawValue && new.representation == .primitive)
-        }
-        guard old.representation == new.representation else { return false }
-        let signed: [ValueKind] = [.int8, .int16, .int32, .int64]
-        let unsigned: [ValueKind] = [.uint8, .uint16, .uint32]
-        func rank(_ kind: ValueKind) -> Int? {
-            switch kind {
-            case .int: signed.count - 1
-            default: signed.firstIndex(of: kind)
-            }
-        }
-        switch (old.kind, new.kind) {
-        case (.float, .double): return true
-        case (.int, .int64), (.int64, .int): return true
-        default: break
-        }
-        if let from = rank(old.kind), let to = rank(new.kind) { return from < to }
-        if let from = unsigned.firstIndex(of: old.kind) {
-            if let to = unsigned.firstIndex(of: new.kind) { return from < to }
-            if new.kind == .uint || new.kind == .uint64 { return true }
-            if let to = rank(new.kind) { return to > from }
-        }
-        return false
-    }
-
     /// The value the app's code gives a new or newly required attribute, as
     /// a column value.
-    private func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> SQLiteValue? {
+    func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> SQLiteValue? {
         guard let binder = entity.properties.first(where: { $0.name == attribute.name })?.defaultBinder else { return nil }
         let statement = try connection.prepare("SELECT ?")
         do {
@@ -433,7 +417,7 @@ private struct Planner {
         return statement.int64(at: 0) > 0
     }
 
-    private func count(_ sql: String) throws -> Int {
+    func count(_ sql: String) throws -> Int {
         let statement = try connection.prepare(sql)
         _ = try statement.step()
         return Int(statement.int64(at: 0))

@@ -14,6 +14,12 @@ enum ColumnSource: Equatable {
     /// SQL over the old row's columns, written in a migration script (a type
     /// conversion or a backfill).
     case expression(String)
+    /// In a class hierarchy's table: a bound value for the rows of these
+    /// entities (a subentity's new attribute), NULL for the others.
+    case valueForRows(of: [String], SQLiteValue)
+    /// In a class hierarchy's table: the old column, with NULL replaced by a
+    /// bound value in the rows of these entities.
+    case coalesceForRows(String, of: [String], SQLiteValue)
 
     /// The SELECT expression and the values it binds.
     var select: (sql: String, bindings: [SQLiteValue]) {
@@ -23,6 +29,13 @@ enum ColumnSource: Equatable {
         case .value(let value): ("?", [value])
         case .null: ("NULL", [])
         case .expression(let sql): ("(\(sql))", [])
+        case .valueForRows(let entities, let value):
+            ("CASE WHEN \(StorageChange.rowCondition(entities)) THEN ? END", [value])
+        case .coalesceForRows(let name, let entities, let value):
+            (
+                "CASE WHEN \(StorageChange.rowCondition(entities)) THEN coalesce(\(quoteIdentifier(name)), ?) "
+                    + "ELSE \(quoteIdentifier(name)) END", [value]
+            )
         }
     }
 }
@@ -30,7 +43,8 @@ enum ColumnSource: Equatable {
 /// One change to the store's tables, as a migration plan lists it and runs it.
 enum TableOperation {
     case renameTable(from: String, to: String)
-    case createTable(Schema.Entity)
+    /// `discriminated`: the table of a class hierarchy, with its entity column.
+    case createTable(Schema.Entity, discriminated: Bool)
     case createJoinTable(name: String, source: String, target: String)
     /// `INSERT INTO join (source, target, source_order, target_order) SELECT …`
     case copyLinks(into: String, from: String, select: [ColumnSource], whereNotNull: String)
@@ -44,14 +58,22 @@ enum TableOperation {
     case checkNotNull(table: String, column: String, entity: String, attribute: String)
     case createIndex(name: String, sql: String)
     case dropIndex(String)
+    /// Deletes the rows of these entities (subentities no longer in the
+    /// schema) from a class hierarchy's table.
+    case deleteRows(table: String, entities: [String])
+    /// Gives the rows of a renamed entity of a class hierarchy its new name.
+    case renameEntityRows(table: String, from: String, to: String)
+    /// Removes the links to rows of `table` that were deleted
+    /// (`StorageChange.unlinkStatements`).
+    case unlinkDeletedRows(table: String, statements: [String])
 
     /// The SQL the operation runs, for plans (checks show their query).
     var sql: [String] {
         switch self {
         case .renameTable(let from, let to):
             return ["ALTER TABLE \(quoteIdentifier(from)) RENAME TO \(quoteIdentifier(to))"]
-        case .createTable(let entity):
-            return [SchemaSQL.createTable(entity)]
+        case .createTable(let entity, let discriminated):
+            return [SchemaSQL.createTable(entity, discriminated: discriminated)]
         case .createJoinTable(let name, let source, let target):
             return SchemaSQL.createJoinTable(name, source: source, target: target).prefix(1).map { $0 }
         case .copyLinks(let into, let from, let select, let column):
@@ -72,6 +94,15 @@ enum TableOperation {
             return [sql]
         case .dropIndex(let name):
             return ["DROP INDEX \(quoteIdentifier(name))"]
+        case .deleteRows(let table, let entities):
+            return ["DELETE FROM \(quoteIdentifier(table)) WHERE \(StorageChange.rowCondition(entities))"]
+        case .renameEntityRows(let table, let from, let to):
+            return [
+                "UPDATE \(quoteIdentifier(table)) SET \(quoteIdentifier(entityColumn)) = \(sqlStringLiteral(to)) "
+                    + "WHERE \(quoteIdentifier(entityColumn)) = \(sqlStringLiteral(from))"
+            ]
+        case .unlinkDeletedRows(_, let statements):
+            return statements
         }
     }
 
@@ -138,7 +169,7 @@ enum TableOperation {
     var summary: String {
         switch self {
         case .renameTable(let from, let to): "rename table \(from) to \(to)"
-        case .createTable(let entity): "create table \(entity.name)"
+        case .createTable(let entity, _): "create table \(entity.name)"
         case .createJoinTable(let name, _, _): "create join table \(name)"
         case .copyLinks(let into, let from, _, _): "copy links from \(from) into \(into)"
         case .addColumn(let table, let definition): "add column \(definition.split(separator: " ").first ?? "") to \(table)"
@@ -150,6 +181,9 @@ enum TableOperation {
         case .checkNotNull(_, _, let entity, let attribute): "check that \(entity).\(attribute) holds no nil"
         case .createIndex(let name, _): "create index \(name)"
         case .dropIndex(let name): "drop index \(name)"
+        case .deleteRows(let table, let entities): "delete the rows of \(entities.joined(separator: ", ")) from \(table)"
+        case .renameEntityRows(let table, let from, let to): "rename the rows of \(from) in \(table) to \(to)"
+        case .unlinkDeletedRows(let table, _): "remove the links to deleted rows of \(table)"
         }
     }
 
@@ -166,7 +200,7 @@ enum TableOperation {
     /// True when the operation removes stored values.
     var destroysData: Bool {
         switch self {
-        case .dropTable: true
+        case .dropTable, .deleteRows: true
         case .rebuild(let rebuild): !rebuild.droppedColumns.isEmpty
         default: false
         }
@@ -184,6 +218,8 @@ struct TableRebuild {
     let entity: Schema.Entity
     /// The table's current name.
     let table: String
+    /// True for a class hierarchy's table, which has the entity column.
+    let discriminated: Bool
     /// Each new column and where its values come from.
     let columns: [(name: String, source: ColumnSource)]
     /// Old columns whose values are not carried over.
@@ -206,7 +242,7 @@ struct TableRebuild {
 
     var sql: [String] {
         [
-            SchemaSQL.createTable(entity, named: temporaryName), copySQL,
+            SchemaSQL.createTable(entity, named: temporaryName, discriminated: discriminated), copySQL,
             "DROP TABLE \(quoteIdentifier(table))",
             "ALTER TABLE \(quoteIdentifier(temporaryName)) RENAME TO \(quoteIdentifier(entity.name))",
         ]
@@ -219,7 +255,7 @@ struct TableRebuild {
         let triggers = try strings(
             "SELECT sql FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT NULL", table, connection)
         let sequence = try strings("SELECT seq FROM sqlite_sequence WHERE name = ?", table, connection).first
-        try connection.execute(SchemaSQL.createTable(entity, named: temporaryName))
+        try connection.execute(SchemaSQL.createTable(entity, named: temporaryName, discriminated: discriminated))
         try copyRows(context)
         try connection.execute("DROP TABLE \(quoteIdentifier(table))")
         try connection.execute("ALTER TABLE \(quoteIdentifier(temporaryName)) RENAME TO \(quoteIdentifier(entity.name))")

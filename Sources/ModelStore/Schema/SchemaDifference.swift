@@ -29,6 +29,9 @@ public enum SchemaDifference: Hashable, Sendable, CustomStringConvertible {
     case indexAdded(entity: String, attributes: [String])
     /// An `#Index` over these attributes is gone.
     case indexRemoved(entity: String, attributes: [String])
+    /// The entity inherits from another entity, or from none (nil), than
+    /// before: its objects would move to another class hierarchy's table.
+    case superentityChanged(entity: String, from: String?, to: String?)
 
     public var description: String {
         switch self {
@@ -57,6 +60,8 @@ public enum SchemaDifference: Hashable, Sendable, CustomStringConvertible {
         case .indexAdded(let entity, let attributes): "#Index(\(attributes.joined(separator: ", "))) of \(entity) is new"
         case .indexRemoved(let entity, let attributes):
             "#Index(\(attributes.joined(separator: ", "))) of \(entity) is no longer in the schema"
+        case .superentityChanged(let entity, let from, let to):
+            "entity \(entity) inherits from \(to ?? "no entity") instead of \(from ?? "no entity")"
         }
     }
 }
@@ -81,6 +86,10 @@ extension Schema {
                 continue
             }
             if oldEntity.name != entity.name { result.append(.entityRenamed(from: oldEntity.name, to: entity.name)) }
+            let oldSuperentity = oldEntity.superentityName.map { mapping.newEntityName(forOld: $0) ?? $0 }
+            if oldSuperentity != entity.superentityName {
+                result.append(.superentityChanged(entity: entity.name, from: oldEntity.superentityName, to: entity.superentityName))
+            }
             result += entity.differences(from: oldEntity, mapping: mapping)
         }
         return result

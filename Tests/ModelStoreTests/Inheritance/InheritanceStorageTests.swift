@@ -168,17 +168,3 @@ struct InheritanceStorageTests {
         }
     }
 }
-
-@Suite("Class inheritance: migrations")
-struct InheritanceMigrationTests {
-    @Test("Opening a store with a schema that changes a class hierarchy is refused, naming the subentity")
-    func hierarchyMigrationRefused() throws {
-        let directory = try TemporaryDirectory()
-        _ = try ModelContainer(for: Schema([Vehicle.self, Garage.self]), configurations: ModelConfiguration(url: directory.file()))
-        #expect {
-            _ = try ModelContainer(for: Schema([Car.self, Garage.self]), configurations: ModelConfiguration(url: directory.file()))
-        } throws: { error in
-            "\(error)".contains("entity Car inherits from Vehicle") && "\(error)".contains("not supported")
-        }
-    }
-}
