@@ -43,6 +43,10 @@ indirect enum QueryExpression: Sendable {
     /// condition refers to each member as the next scope: scope 1 inside one
     /// question, 2 inside a question nested in it, and so on.
     case toMany(PropertyReference, ToManyQuery)
+    /// True when the object a reference leads to is an object of `entity` or
+    /// of one of its subentities (Swift's `is`); false when there is none.
+    /// `entity` must be in the class hierarchy of the reference's entity.
+    case isInstance(PropertyReference, entity: String)
 
     /// Comparison operators, with Swift's meaning.
     enum ComparisonOperator: String, Sendable {
@@ -101,6 +105,11 @@ struct QueryConstant: Sendable {
 /// A property reached from the object in scope `scope` (0 is the fetched
 /// entity; each to-many question opens the next) through `path`: zero or
 /// more to-one relationships, then the property itself.
+///
+/// A component may also be a cast (`as? Car`, see `casting(to:)`): the
+/// object reached so far when it is an object of that entity or of a
+/// subentity, otherwise none, so that what follows reads NULL, as Swift's
+/// optional chaining reads nil.
 struct PropertyReference: Hashable, Sendable {
     var scope: Int
     var path: [String]
@@ -108,5 +117,22 @@ struct PropertyReference: Hashable, Sendable {
     init(scope: Int = 0, path: [String]) {
         self.scope = scope
         self.path = path
+    }
+}
+
+extension PropertyReference {
+    /// The prefix of a cast component. It holds a space, so no name that a
+    /// front end puts in a path (a Swift property's, or an identifier of
+    /// store-tool's filter language) can be mistaken for one.
+    private static let castPrefix = "as? "
+
+    /// This reference followed by a cast to `entity`: `($0.vehicle as? Car)`.
+    func casting(to entity: String) -> PropertyReference {
+        PropertyReference(scope: scope, path: path + [Self.castPrefix + entity])
+    }
+
+    /// The entity a path component casts to; nil for a property's name.
+    static func castTarget(of component: String) -> String? {
+        component.hasPrefix(castPrefix) ? String(component.dropFirst(castPrefix.count)) : nil
     }
 }

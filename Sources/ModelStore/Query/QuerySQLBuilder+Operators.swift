@@ -54,15 +54,22 @@ extension QuerySQLBuilder {
         // before the constant is bound, so no parameter goes unused.
         if case .constant(let constant) = rhs, let entity = constant.entity {
             let left = try compile(lhs)
-            if case .key(let keyEntity) = left.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+            if case .key(let keyEntity) = left.type, !sharesRowKeys(keyEntity, entity) { return try mismatchedKeys(op, expression) }
             return try comparison(left, op, try compile(rhs), expression)
         }
         if case .constant(let constant) = lhs, let entity = constant.entity {
             let right = try compile(rhs)
-            if case .key(let keyEntity) = right.type, keyEntity != entity { return try mismatchedKeys(op, expression) }
+            if case .key(let keyEntity) = right.type, !sharesRowKeys(keyEntity, entity) { return try mismatchedKeys(op, expression) }
             return try comparison(try compile(lhs), op, right, expression)
         }
         return try comparison(try compile(lhs), op, try compile(rhs), expression)
+    }
+
+    /// True when row keys of the two entities name rows of one table: the
+    /// same entity, or two of one class hierarchy (a `Car` held by a
+    /// relationship to `Vehicle`), whose rows share their table's keys.
+    func sharesRowKeys(_ entity: String, _ other: String) -> Bool {
+        entity == other || schema.tableName(of: entity) == schema.tableName(of: other)
     }
 
     /// `(lhs op rhs)` on numbers.

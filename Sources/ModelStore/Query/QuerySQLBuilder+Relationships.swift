@@ -7,12 +7,12 @@ import Foundation
 extension QuerySQLBuilder {
     /// The value of the property a reference names.
     mutating func property(_ reference: PropertyReference) throws(ModelStoreError) -> Term {
-        guard let last = reference.path.last else { return try identifier(reference) }
-        let (alias, entity, throughRelationship) = try follow(reference, prefixCount: reference.path.count - 1)
+        guard let last = reference.path.last, PropertyReference.castTarget(of: last) == nil else { return try identifier(reference) }
+        let (alias, entity, throughRelationship, tests) = try follow(reference, prefixCount: reference.path.count - 1)
         if let attribute = entity.attribute(named: last) {
             let column = "\(alias).\(quoteIdentifier(attribute.name))"
             let type: Term.ValueType = attribute.representation == .json ? .json : .value(attribute.kind)
-            return Term(sql: column, type: type, isNullable: attribute.isOptional || throughRelationship)
+            return guarded(Term(sql: column, type: type, isNullable: attribute.isOptional || throughRelationship), by: tests)
         }
         if let relationship = entity.relationship(named: last) {
             if relationship.isToMany {
@@ -20,7 +20,8 @@ extension QuerySQLBuilder {
                     entity: rootEntity.name, expression: reference.path.joined(separator: "."),
                     reason: "a to-many relationship can only be asked contains, count, isEmpty, filter or allSatisfy")
             }
-            return try toOneKey(relationship, of: entity, alias: alias, scope: reference.scope, prefix: Array(reference.path.dropLast()))
+            let key = try toOneKey(relationship, of: entity, alias: alias, scope: reference.scope, prefix: Array(reference.path.dropLast()))
+            return guarded(key, by: tests)
         }
         if last == "persistentModelID" { return try identifier(PropertyReference(scope: reference.scope, path: Array(reference.path.dropLast()))) }
         throw .unknownProperty(entity: entity.name, property: last)
@@ -28,8 +29,8 @@ extension QuerySQLBuilder {
 
     /// The row key of the object a reference leads to.
     mutating func identifier(_ reference: PropertyReference) throws(ModelStoreError) -> Term {
-        let (alias, entity, through) = try follow(reference, prefixCount: reference.path.count)
-        return Term(sql: "\(alias).\(quoteIdentifier(primaryKeyColumn))", type: .key(entity.name), isNullable: through)
+        let (alias, entity, through, tests) = try follow(reference, prefixCount: reference.path.count)
+        return guarded(Term(sql: "\(alias).\(quoteIdentifier(primaryKeyColumn))", type: .key(entity.name), isNullable: through), by: tests)
     }
 
     /// The key of a to-one relationship's object: its column when this
@@ -40,23 +41,34 @@ extension QuerySQLBuilder {
         if let column = relationship.foreignKeyColumn {
             return Term(sql: "\(alias).\(quoteIdentifier(column))", type: .key(relationship.destination), isNullable: true)
         }
-        let (joined, _, _) = try follow(PropertyReference(scope: scope, path: prefix + [relationship.name]), prefixCount: prefix.count + 1)
+        // The casts on the way are the caller's to test (`property(_:)`).
+        let (joined, _, _, _) = try follow(PropertyReference(scope: scope, path: prefix + [relationship.name]), prefixCount: prefix.count + 1)
         return Term(sql: "\(joined).\(quoteIdentifier(primaryKeyColumn))", type: .key(relationship.destination), isNullable: true)
     }
 
     /// Joins the first `prefixCount` components of a reference (each a
-    /// to-one relationship) and returns the alias and entity reached, and
-    /// whether any relationship was followed.
-    private mutating func follow(
+    /// to-one relationship or a cast) and returns the alias and entity
+    /// reached, whether any relationship or cast was followed (then the
+    /// object may be missing), and the entity tests the casts on the way
+    /// need: what is read there counts only where they hold (`guarded`).
+    mutating func follow(
         _ reference: PropertyReference, prefixCount: Int
-    ) throws(ModelStoreError) -> (alias: String, entity: Schema.Entity, throughRelationship: Bool) {
+    ) throws(ModelStoreError) -> (alias: String, entity: Schema.Entity, throughRelationship: Bool, casts: [EntityTest]) {
         guard frames.indices.contains(reference.scope) else {
             throw .unsupportedQuery(entity: rootEntity.name, expression: reference.path.joined(separator: "."), reason: "it refers to a variable out of scope")
         }
         var alias = frames[reference.scope].alias
         var entity = frames[reference.scope].entity
+        var casts: [EntityTest] = []
         for index in 0..<prefixCount {
             let name = reference.path[index]
+            if let target = PropertyReference.castTarget(of: name) {
+                // A cast joins nothing: the object stays in its row, seen as `target`.
+                let castEntity = try hierarchyEntity(named: target, from: entity, reference)
+                if let test = entityTest(alias: alias, of: entity, is: castEntity) { casts.append(test) }
+                entity = castEntity
+                continue
+            }
             let key = Array(reference.path[0...index])
             if let joined = frames[reference.scope].joinAliases[key] {
                 (alias, entity) = joined
@@ -90,7 +102,7 @@ extension QuerySQLBuilder {
             frames[reference.scope].joinAliases[key] = (next, destination)
             (alias, entity) = (next, destination)
         }
-        return (alias, entity, prefixCount > 0)
+        return (alias, entity, prefixCount > 0, casts)
     }
 
     mutating func toMany(
@@ -99,7 +111,7 @@ extension QuerySQLBuilder {
         guard let name = reference.path.last else {
             throw .unsupportedQuery(entity: rootEntity.name, expression: "", reason: "no relationship named")
         }
-        let (alias, entity, _) = try follow(reference, prefixCount: reference.path.count - 1)
+        let (alias, entity, _, casts) = try follow(reference, prefixCount: reference.path.count - 1)
         guard let relationship = entity.relationship(named: name) else { throw .unknownProperty(entity: entity.name, property: name) }
         guard relationship.isToMany, let destination = schema.entity(named: relationship.destination) else {
             throw .unsupportedQuery(
@@ -123,6 +135,9 @@ extension QuerySQLBuilder {
         case .foreignKey, .unresolved:
             throw unresolved(relationship, entity)
         }
+        // An object that fails a cast on the way has no members: `(x as? Car)?.items`
+        // is nil, which `OptionalFlatMap` makes of the answer.
+        if let castSQL = entityTestSQL(casts) { link += " AND \(castSQL)" }
         frames.append(Frame(entity: destination, alias: member))
         defer { frames.removeLast() }
         func subquery(_ select: String, _ condition: String?) -> String {

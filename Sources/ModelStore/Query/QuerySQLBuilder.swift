@@ -235,6 +235,7 @@ struct QuerySQLBuilder {
         case .jsonArrayContains(let array, let element): return try jsonArrayContains(array, element)
         case .jsonArrayCount(let array): return try jsonArrayCount(array)
         case .toMany(let reference, let question): return try toMany(reference, question)
+        case .isInstance(let reference, let entity): return try isInstance(reference, entity)
         }
     }
 
