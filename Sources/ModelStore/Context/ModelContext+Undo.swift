@@ -109,14 +109,15 @@ extension ModelContext {
     func modelWillChange(_ model: any PersistentModel, ordinal: Int, from old: Any, wasDirty: Bool) {
         guard let undo = undoRecording, !isSuccessor, !isClosing else { return }
         let clock = undo.clock
-        undo.manager.registerUndo(withTarget: self) { context in
+        registerUndo(with: undo.manager) { context in
             context.undoChange(of: model, ordinal: ordinal, to: old, wasDirty: wasDirty, recordedAt: clock)
         }
     }
 
     /// Registers the undo of an insert: a delete.
     func registerUndoOfInsert(_ model: any PersistentModel) {
-        undoRecording?.manager.registerUndo(withTarget: self) { context in
+        guard let manager = undoRecording?.manager else { return }
+        registerUndo(with: manager) { context in
             let state = model._$modelState
             guard state.owner === context else { return }
             context.delete(model)
@@ -126,11 +127,21 @@ extension ModelContext {
     /// Registers the undo of a delete: an insert, unless a save wrote the
     /// deletion (the object then has no context).
     func registerUndoOfDelete(_ model: any PersistentModel) {
-        undoRecording?.manager.registerUndo(withTarget: self) { context in
+        guard let manager = undoRecording?.manager else { return }
+        registerUndo(with: manager) { context in
             let state = model._$modelState
             guard state.owner === context || (state.owner == nil && state.lifecycle == .detached) else { return }
             context.insert(model)
         }
+    }
+
+    private func registerUndo(with manager: UndoManager, _ handler: @escaping (ModelContext) -> Void) {
+        manager.registerUndo(withTarget: self, handler: handler)
+        #if !canImport(Darwin)
+            // The main context's changes are made on the main actor: its
+            // event group ends with the actor's turn, as on Apple platforms.
+            if isMainContext { manager.closeEventGroupAfterMainActorTurn() }
+        #endif
     }
 
     /// Gives property `ordinal` of `model` back the value `value` it had

@@ -248,7 +248,16 @@ open class UndoManager {
     private func openEventGroup() {
         beginUndoGrouping()
         isEventGroupOpen = true
-        guard Thread.isMainThread else { return }
+        if Thread.isMainThread { closeEventGroupAfterMainActorTurn() }
+    }
+
+    /// Closes the open event group when the main actor's current turn ends.
+    /// Called on the main thread, and by the main context (which lives on
+    /// the main actor) for its changes: the main actor need not run on the
+    /// main thread (a test runner's does not), so the thread alone cannot
+    /// tell.
+    func closeEventGroupAfterMainActorTurn() {
+        guard isEventGroupOpen, eventGroupClosing == nil else { return }
         let reference = WeakUndoManager(manager: self)
         eventGroupClosing = Task { @MainActor in
             reference.manager?.closeEventGroup()
@@ -269,8 +278,9 @@ open class UndoManager {
 }
 
 /// A weak reference to an undo manager for the task that ends its event
-/// group. `@unchecked Sendable`: the task is made only on the main thread
-/// and runs on the main actor, so the manager is used on one thread.
+/// group. `@unchecked Sendable`: the task is made only on the main thread or
+/// for the main context, whose undo manager is used on the main actor, and
+/// the task runs on the main actor.
 private struct WeakUndoManager: @unchecked Sendable {
     weak var manager: UndoManager?
 }

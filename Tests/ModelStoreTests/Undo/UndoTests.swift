@@ -15,9 +15,7 @@ struct UndoTests {
     private func savedTrip(_ store: TestStore) throws -> (ModelContext, UndoManager, Trip) {
         let container = try store.graphContainer()
         let writer = ModelContext(container)
-        let trip = Trip(name: "Lisbon")
-        trip.stops = [Stop(title: "Belém"), Stop(title: "Alfama")]
-        writer.insert(trip)
+        writer.insert(Trip(name: "Lisbon", stops: ["Belém", "Alfama"]))
         try writer.save()
         let context = ModelContext(container)
         let undoManager = UndoManager()
@@ -174,7 +172,7 @@ struct UndoTests {
 
     @Test func explicitGroupsUndoTogether() throws {
         let store = try TestStore()
-        let (_, undoManager, trip) = try savedTrip(store)
+        let (context, undoManager, trip) = try savedTrip(store)
         undoManager.beginUndoGrouping()
         trip.name = "Porto"
         undoManager.beginUndoGrouping()
@@ -186,13 +184,21 @@ struct UndoTests {
         #expect(trip.name == "Porto" && trip.stops.isEmpty)
         undoManager.undo()
         #expect(trip.name == "Lisbon" && trip.stops.count == 2)
+        #expect(!context.hasChanges)
     }
 
     @MainActor
     @Test func changesOfOneMainActorTurnUndoTogether() async throws {
         let store = try TestStore()
-        let (context, undoManager, trip) = try savedTrip(store)
-        undoManager.groupsByEvent = true
+        let container = try store.graphContainer()
+        let writer = ModelContext(container)
+        writer.insert(Trip(name: "Lisbon", stops: ["Belém", "Alfama"]))
+        try writer.save()
+        let context = container.mainContext
+        context.autosaveEnabled = false
+        let undoManager = UndoManager()
+        context.undoManager = undoManager
+        let trip = try #require(try context.fetch(FetchDescriptor<Trip>()).first)
         trip.name = "Porto"
         trip.stops.removeAll()
         #expect(undoManager.groupingLevel == 1, "the first change opened the event's group")
@@ -209,7 +215,7 @@ struct UndoTests {
 
     @Test func observersHearOfUndoAndRedo() throws {
         let store = try TestStore()
-        let (_, undoManager, trip) = try savedTrip(store)
+        let (context, undoManager, trip) = try savedTrip(store)
         step(undoManager) { trip.name = "Porto" }
         let observed = Flag()
         withObservationTracking { _ = trip.name } onChange: { observed.set() }
@@ -222,6 +228,14 @@ struct UndoTests {
         undoManager.redo()
         #expect(redone.value)
         #expect(willChange == [\Trip.name, \Trip.name])
+        #expect(context.changedPropertyNames(of: trip) == ["name"])
         _ = subscription
+    }
+}
+
+extension Graph.Trip {
+    convenience init(name: String, stops: [String]) {
+        self.init(name: name)
+        self.stops = stops.map { Graph.Stop(title: $0) }
     }
 }
