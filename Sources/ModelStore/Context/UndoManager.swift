@@ -31,10 +31,12 @@ import Foundation
 /// Grouping by event (`groupsByEvent`, on by default): a registration made
 /// while no group is open opens one, and the group closes when the current
 /// turn of the main actor ends, so everything one event handler changes is
-/// undone together. Linux has no run loop to end a turn off the main
-/// thread: there the group stays open until `endUndoGrouping()`, `undo()`
-/// or `redo()` closes it; code off the main actor (a `@ModelActor`) groups
-/// explicitly with `beginUndoGrouping()` and `endUndoGrouping()`.
+/// undone together. That holds for registrations made on the main thread
+/// and for the main context's changes. Linux has no run loop to end a turn
+/// elsewhere: there the group stays open until `endUndoGrouping()`,
+/// `undo()` or `redo()` closes it; code off the main actor (a
+/// `@ModelActor`) groups explicitly with `beginUndoGrouping()` and
+/// `endUndoGrouping()`, or turns `groupsByEvent` off.
 ///
 /// Not `Sendable`: use it in one isolation domain, as the context it serves.
 /// What it does not offer: nested groups are merged into their enclosing
@@ -72,7 +74,9 @@ open class UndoManager {
     /// True while `redo()` runs its group.
     public private(set) var isRedoing = false
     /// Whether a registration made while no group is open opens a group that
-    /// closes at the end of the main actor's current turn. True by default.
+    /// closes at the end of the main actor's current turn. True by default;
+    /// when false, changes must be made inside `beginUndoGrouping()` and
+    /// `endUndoGrouping()`.
     open var groupsByEvent = true
     /// How many groups the undo stack keeps (the oldest go first); 0, the
     /// default, keeps all.
@@ -131,7 +135,8 @@ open class UndoManager {
     /// redo stack.
     ///
     /// With no group open, `groupsByEvent` opens one (see the type's
-    /// discussion); without it, the operation is a group of its own.
+    /// discussion); with `groupsByEvent` off, a group must be open (as in
+    /// Foundation: a precondition).
     open func registerUndo<TargetType: AnyObject>(withTarget target: TargetType, handler: @escaping (TargetType) -> Void) {
         guard isUndoRegistrationEnabled else { return }
         if !isUndoing && !isRedoing { redoStack.removeAll() }
@@ -140,14 +145,11 @@ open class UndoManager {
             if let target = object as? TargetType { handler(target) }
         }
         if openGroups.isEmpty {
-            if groupsByEvent && !isUndoing && !isRedoing {
-                openEventGroup()
-            } else {
-                beginUndoGrouping()
-                openGroups[0].actions.append(action)
-                endUndoGrouping()
-                return
-            }
+            // As in Foundation. Undo and redo always have their group open.
+            precondition(
+                groupsByEvent,
+                "UndoManager.registerUndo(withTarget:handler:) with groupsByEvent off and no open group; call beginUndoGrouping() first")
+            openEventGroup()
         }
         openGroups[openGroups.count - 1].actions.append(action)
     }

@@ -59,7 +59,7 @@ struct UndoAcrossSavesTests {
         let context = ModelContext(try store.graphContainer())
         let undoManager = recordUndo(in: context)
         let trip = Trip(name: "Lisbon")
-        context.insert(trip)
+        step(undoManager) { context.insert(trip) }
         try context.save()
         step(undoManager) { trip.name = "Porto" }
         try context.save()
@@ -75,7 +75,7 @@ struct UndoAcrossSavesTests {
         let context = ModelContext(container)
         let undoManager = recordUndo(in: context)
         let trip = Trip(name: "Lisbon")
-        context.insert(trip)
+        step(undoManager) { context.insert(trip) }
         try context.save()
         step(undoManager) { context.delete(trip) }
         try context.save()
@@ -90,7 +90,7 @@ struct UndoAcrossSavesTests {
         let context = ModelContext(try store.graphContainer())
         let undoManager = recordUndo(in: context)
         let trip = Trip(name: "Lisbon")
-        context.insert(trip)
+        step(undoManager) { context.insert(trip) }
         try context.save()
         final class Editor {
             var selection = 0
