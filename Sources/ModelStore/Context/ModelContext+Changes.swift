@@ -49,7 +49,8 @@ extension ModelContext {
 
     /// Discards every pending change: changed objects take back their
     /// committed values (observers are told), inserted objects leave the
-    /// context, deleted objects are undeleted.
+    /// context, deleted objects are undeleted. The undo manager, if any,
+    /// forgets this context's operations (as in SwiftData).
     /// - Complexity: O(changed objects × changed properties + inserted + deleted).
     public func rollback() {
         for model in changed.models {
@@ -69,6 +70,13 @@ extension ModelContext {
         deletedInserts.removeAll()
         pendingWork = PendingSaveWork()
         reloadObjectsMergedWhileChanged()
+        // As SwiftData's rollback: the undo stack loses this context's
+        // operations, which would reapply the discarded changes.
+        if let undoRecording {
+            undoRecording.manager.removeAllActions(withTarget: self)
+            undoRecording.didCommit()
+            undoRecording.merges.removeAll()
+        }
     }
 
     /// After a rollback: objects whose rows another save changed while they

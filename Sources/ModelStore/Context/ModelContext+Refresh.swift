@@ -93,6 +93,8 @@ extension ModelContext {
         foreignKeys: [RuntimeRelationship]
     ) throws {
         let state = model._$modelState
+        // Undo must not restore, silently, a value older than this one.
+        undoRecording?.noteMerge(into: model, properties: properties)
         state.isApplyingStoredValues = true
         for property in table.entity.properties where property.attribute != nil {
             let ordinal = property.ordinal

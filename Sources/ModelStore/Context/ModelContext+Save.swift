@@ -43,10 +43,14 @@ extension ModelContext {
         for round in 1...Self.conflictRounds {
             do {
                 try saveOnce()
+                undoRecording?.didCommit()
                 return
             } catch let found as ConflictsFound {
                 try resolveConflicts(found.candidates, isLastRound: round == Self.conflictRounds)
-                guard hasChanges else { return }
+                guard hasChanges else {
+                    undoRecording?.didCommit()
+                    return
+                }
             }
         }
     }

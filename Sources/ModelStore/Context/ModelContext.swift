@@ -111,6 +111,10 @@ public final class ModelContext {
     /// reads nil, a to-many the rows that remain.
     public internal(set) var lastFaultError: (any Error)?
 
+    /// The undo manager's bookkeeping while `undoManager` is set (see
+    /// ModelContext+Undo.swift); nil, the default, records nothing.
+    var undoRecording: UndoRecording?
+
     /// True for a context made to take over the objects of a context that
     /// went (see ModelContext+Succession.swift): no app sees it.
     let isSuccessor: Bool
@@ -183,6 +187,7 @@ public final class ModelContext {
             if state.lifecycle == .deleted {
                 state.lifecycle = .persisted
                 deleted.remove(model)
+                if undoRecording != nil { registerUndoOfInsert(model) }
             }
             return
         }
@@ -193,6 +198,7 @@ public final class ModelContext {
         // The temporary identifier is made when first asked for: a bulk insert
         // whose identifiers nobody reads before the save never pays for them.
         inserted.append(model)
+        if undoRecording != nil { registerUndoOfInsert(model) }
         scheduleAutosave()
         // As in SwiftData, inserting an object inserts the new objects it reaches.
         let relationships = state.table?.relationships ?? ModelRelationships.of(T.self)
@@ -224,9 +230,11 @@ public final class ModelContext {
             inserted.remove(model)
             detach(state)
             deletedInserts.append(model)
+            if undoRecording != nil { registerUndoOfDelete(model) }
         case .persisted:
             state.lifecycle = .deleted
             deleted.append(model)
+            if undoRecording != nil { registerUndoOfDelete(model) }
             scheduleAutosave()
         case .deleted, .detached:
             break
@@ -312,6 +320,7 @@ extension ModelContext: ModelStateOwner {
             stateLinks.first { $0.table === table }
             ?? {
                 let made = StateLink(owner: self, table: table, keepsFaults: isSuccessor || isClosing)
+                made.recordsUndo = undoRecording != nil
                 stateLinks.append(made)
                 return made
             }()

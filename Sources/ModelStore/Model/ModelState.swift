@@ -38,6 +38,15 @@ protocol ModelStateOwner: AnyObject {
     func loadAttribute(_ ordinal: Int, of model: any PersistentModel) -> Any?
     /// Reports a value that could not be loaded (see `LoadFailures`).
     func loadDidFail(_ error: any Error)
+    /// Called before property `ordinal` of `model` changes from `old`, while
+    /// the owner records undo (`StateLink.recordsUndo`), so that it
+    /// registers the change's undo. `wasDirty`: the property had unsaved
+    /// changes before this one.
+    func modelWillChange(_ model: any PersistentModel, ordinal: Int, from old: Any, wasDirty: Bool)
+    /// True while the owner undoes or redoes changes: relationship writes
+    /// then leave inverses alone, since the inverses' own changes are
+    /// undone too.
+    var isRestoringUndo: Bool { get }
 }
 
 /// The per-object state of a model object (`_$modelState`): the
@@ -157,7 +166,10 @@ public final class ModelState {
     // them (two calls into the runtime per access).
     /// The owning context and the entity's table (see `StateLink`); nil for
     /// an object that was never inserted or fetched.
-    @exclusivity(unchecked) var link: StateLink?
+    @usableFromInline @exclusivity(unchecked) var link: StateLink?
+    /// True when the owning context has an undo manager, which hears of
+    /// every change (see `PersistentModel._$recordUndo`).
+    @inlinable var recordsUndo: Bool { link?.recordsUndo == true }
     /// The owning context; nil when there is none. For an object whose
     /// context went, the context that took it over (which the app does not
     /// see: `modelContext` is nil).

@@ -88,7 +88,9 @@ extension PersistentModel {
     @inlinable
     public func _$willChange<Value: Equatable>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
         if old == new { return false }
-        if !_$modelState.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
+        let state = _$modelState
+        if state.recordsUndo { _$recordUndo(ordinal, from: old) }
+        if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
         return true
     }
 
@@ -96,7 +98,9 @@ extension PersistentModel {
     /// every write counts as a change.
     @inlinable
     public func _$willChange<Value>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
-        if !_$modelState.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
+        let state = _$modelState
+        if state.recordsUndo { _$recordUndo(ordinal, from: old) }
+        if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
         return true
     }
 
@@ -117,6 +121,7 @@ extension PersistentModel {
         let state = _$modelState
         let observed = state.hasRegistrar
         state.access(self, keyPath: keyPath)
+        if state.recordsUndo { _$recordUndo(ordinal, from: current) }
         // Through the state in hand: `_$recordChange` would ask the object for
         // it again, a call through the protocol's witness and a retain.
         state.propertyWillChange(ordinal, from: current, of: self)
@@ -162,6 +167,16 @@ extension PersistentModel {
         let value = _$faultValue(ordinal, as: type)
         _$modelState.resolveFault(ordinal)
         return value
+    }
+
+    /// Tells the owning context, which records undo, that property
+    /// `ordinal` is about to change from `old`; called by the hooks above
+    /// before they mark the property dirty. Writes of stored values (a
+    /// rollback, a merge) are not the app's changes and are not recorded.
+    public func _$recordUndo<Value>(_ ordinal: Int, from old: Value) {
+        let state = _$modelState
+        guard !state.isApplyingStoredValues, let owner = state.owner else { return }
+        owner.modelWillChange(self, ordinal: ordinal, from: old, wasDirty: state.dirty.contains(ordinal))
     }
 
     /// Marks property `ordinal` dirty, keeping `old` as its committed value.

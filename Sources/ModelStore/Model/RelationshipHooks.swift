@@ -91,10 +91,11 @@ extension PersistentModel {
     public func _$willChange<Value: RelationshipValue>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
         if old == new { return false }
         let state = _$modelState
+        if state.recordsUndo { _$recordUndo(ordinal, from: old) }
         if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
         RelationshipMaintenance.relationshipWillChange(
             self, ordinal: ordinal, from: old._relatedObjects, to: new._relatedObjects,
-            mirror: !state.isApplyingStoredValues)
+            mirror: state.mirrorsRelationshipChanges)
         return true
     }
 
@@ -108,6 +109,7 @@ extension PersistentModel {
         let state = _$modelState
         let observed = state.hasRegistrar
         state.access(self, keyPath: keyPath)
+        if state.recordsUndo { _$recordUndo(ordinal, from: current) }
         _$recordChange(ordinal, from: current)
         state.modifyingModels[ordinal] = current._relatedObjects
         state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
@@ -121,8 +123,20 @@ extension PersistentModel {
         let state = _$modelState
         let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
         RelationshipMaintenance.relationshipWillChange(
-            self, ordinal: ordinal, from: old, to: current._relatedObjects, mirror: !state.isApplyingStoredValues)
+            self, ordinal: ordinal, from: old, to: current._relatedObjects, mirror: state.mirrorsRelationshipChanges)
         state.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+    }
+}
+
+extension ModelState {
+    /// Whether a relationship write updates the inverse and inserts new
+    /// related objects: not for stored values being applied (a rollback, a
+    /// merge), nor while the context undoes or redoes, which restores each
+    /// inverse from its own recorded change.
+    var mirrorsRelationshipChanges: Bool {
+        if isApplyingStoredValues { return false }
+        guard recordsUndo, let owner else { return true }
+        return !owner.isRestoringUndo
     }
 }
 

@@ -11,6 +11,7 @@
 /// A strong reference to the link costs an ordinary retain, and one link for
 /// owner and table one retain per fetched object instead of two (each an
 /// atomic operation on a line that every object of the fetch shares).
+@usableFromInline
 final class StateLink {
     // Confined, as the states that read it, to the context's isolation
     // domain. Unowned(unsafe): valid while set. A context's own links do
@@ -34,6 +35,12 @@ final class StateLink {
     /// The owner when it took over from a context that went: held strongly,
     /// so that it lives while any object of the gone context does.
     private var successor: (any ModelStateOwner)?
+    /// True while the owner has an undo manager: the objects' setters then
+    /// report every change (not only the first since the save) to the owner,
+    /// which registers its undo. A flag on the link rather than a question
+    /// to the owner, so that a context without undo costs a write one load
+    /// and one test (see `ModelState.recordsUndo`).
+    @usableFromInline @exclusivity(unchecked) var recordsUndo = false
 
     init(owner: (any ModelStateOwner)?, table: EntityTable?, keepsFaults: Bool = false) {
         self.owner = owner
@@ -61,5 +68,6 @@ final class StateLink {
         owner = successor
         self.successor = successor
         keepsFaults = true
+        recordsUndo = false
     }
 }

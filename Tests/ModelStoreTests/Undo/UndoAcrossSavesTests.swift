@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import ModelStore
+
+/// Undo and redo across saves, rollbacks, and other contexts' saves merged in.
+@Suite("Undo across saves and merges", .timeLimit(.minutes(10)))
+struct UndoAcrossSavesTests {
+    typealias Trip = Graph.Trip
+
+    private func recordUndo(in context: ModelContext) -> UndoManager {
+        let undoManager = UndoManager()
+        undoManager.groupsByEvent = false
+        context.undoManager = undoManager
+        return undoManager
+    }
+
+    private func step(_ undoManager: UndoManager, _ body: () throws -> Void) rethrows {
+        undoManager.beginUndoGrouping()
+        defer { undoManager.endUndoGrouping() }
+        try body()
+    }
+
+    private func storedNames(_ container: ModelContainer) throws -> [String] {
+        try ModelContext(container).fetch(FetchDescriptor<Trip>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+    }
+
+    @Test func undoingPastASaveChangesTheObjectAgainAndTheNextSaveWritesIt() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let undoManager = recordUndo(in: context)
+        let trip = Trip(name: "Lisbon")
+        step(undoManager) { context.insert(trip) }
+        try context.save()
+        step(undoManager) { trip.name = "Porto" }
+        try context.save()
+        #expect(undoManager.canUndo, "a save keeps the undo stack")
+
+        undoManager.undo()
+        #expect(trip.name == "Lisbon")
+        #expect(context.changedPropertyNames(of: trip) == ["name"], "Lisbon is no longer the saved value")
+        try context.save()
+        #expect(try storedNames(container) == ["Lisbon"])
+
+        undoManager.redo()
+        #expect(trip.name == "Porto")
+        try context.save()
+        #expect(try storedNames(container) == ["Porto"])
+
+        undoManager.undo()
+        undoManager.undo()
+        #expect(trip.isDeleted, "undoing a saved insert deletes the object")
+        try context.save()
+        #expect(try storedNames(container) == [])
+    }
+
+    @Test func redoBackToTheSavedValueIsClean() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let undoManager = recordUndo(in: context)
+        let trip = Trip(name: "Lisbon")
+        step(undoManager) { context.insert(trip) }
+        try context.save()
+        step(undoManager) { trip.name = "Porto" }
+        try context.save()
+        undoManager.undo()
+        #expect(context.hasChanges)
+        undoManager.redo()
+        #expect(!context.hasChanges, "Porto is what the store holds")
+    }
+
+    @Test func aDeletionASaveWroteIsNotUndone() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let undoManager = recordUndo(in: context)
+        let trip = Trip(name: "Lisbon")
+        step(undoManager) { context.insert(trip) }
+        try context.save()
+        step(undoManager) { context.delete(trip) }
+        try context.save()
+        undoManager.undo()
+        #expect(trip.modelContext == nil)
+        #expect(!context.hasChanges)
+        #expect(try storedNames(container) == [])
+    }
+
+    @Test func rollbackRemovesTheContextsOperationsOnly() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let undoManager = recordUndo(in: context)
+        let trip = Trip(name: "Lisbon")
+        step(undoManager) { context.insert(trip) }
+        try context.save()
+        final class Editor {
+            var selection = 0
+        }
+        let editor = Editor()
+        step(undoManager) {
+            undoManager.registerUndo(withTarget: editor) { $0.selection = 0 }
+            editor.selection = 1
+        }
+        step(undoManager) { trip.name = "Porto" }
+        context.rollback()
+        #expect(trip.name == "Lisbon")
+        #expect(undoManager.canUndo, "the app's own operation stays")
+        undoManager.undo()
+        #expect(trip.name == "Lisbon")
+        #expect(editor.selection == 0)
+        #expect(!undoManager.canUndo)
+        #expect(!context.hasChanges)
+    }
+
+    /// A saved book read by a context that records undo, and another context.
+    private func twoContexts() throws -> (reader: ModelContext, writer: ModelContext, UndoManager, MergeBook, MergeBook) {
+        let container = try mergeContainer(TestStore())
+        let seed = ModelContext(container)
+        let book = MergeBook(title: "Emma", pages: 400)
+        seed.insert(book)
+        try seed.save()
+        let reader = ModelContext(container)
+        let writer = ModelContext(container)
+        let undoManager = recordUndo(in: reader)
+        let read = try #require(reader.model(for: book.persistentModelID) as? MergeBook)
+        let written = try #require(writer.model(for: book.persistentModelID) as? MergeBook)
+        return (reader, writer, undoManager, read, written)
+    }
+
+    @Test func anUndoDoesNotRestoreOverAnotherContextsNewerSave() throws {
+        let (reader, writer, undoManager, book, written) = try twoContexts()
+        step(undoManager) {
+            book.title = "Emma (annotated)"
+            book.pages = 420
+        }
+        try reader.save()
+        _ = try writer.fetch(FetchDescriptor<MergeBook>())
+        written.title = "Emma, 2nd ed."
+        try writer.save()
+        _ = try reader.fetch(FetchDescriptor<MergeBook>())
+        #expect(book.title == "Emma, 2nd ed.")
+
+        undoManager.undo()
+        #expect(book.title == "Emma, 2nd ed.", "the other context's save is newer than the undone change")
+        #expect(book.pages == 400, "a property the other save did not change is undone")
+        #expect(reader.changedPropertyNames(of: book) == ["pages"])
+        try reader.save()
+        let stored = try #require(try ModelContext(reader.container).fetch(FetchDescriptor<MergeBook>()).first)
+        #expect(stored.title == "Emma, 2nd ed." && stored.pages == 400)
+    }
+
+    @Test func anUndoOverAnUnsavedConflictLeavesItToTheMergePolicy() throws {
+        let (reader, writer, undoManager, book, written) = try twoContexts()
+        step(undoManager) { book.pages = 999 }
+        written.pages = 420
+        try writer.save()
+        _ = try reader.fetch(FetchDescriptor<MergeBook>())
+        #expect(book.pages == 999, "unsaved changes win until saved")
+
+        undoManager.undo()
+        #expect(book.pages == 400)
+        #expect(reader.changedPropertyNames(of: book) == ["pages"], "not clean: the store holds 420 now")
+        #expect {
+            try reader.save()
+        } throws: { error in
+            guard case ModelStoreError.saveConflicts = error else { return false }
+            return true
+        }
+        reader.mergePolicy = .storeWins
+        try reader.save()
+        #expect(book.pages == 420)
+    }
+}
