@@ -3,7 +3,7 @@ import Observation
 import Testing
 @testable import ModelStore
 
-@Suite("Merging saves between contexts", .timeLimit(.minutes(1)))
+@Suite("Merging saves between contexts", .timeLimit(.minutes(10)))
 struct ContextMergeTests {
     /// A container with one shelf of two books, saved.
     private func seeded(_ kind: StoreKind = .file) throws -> (ModelContainer, shelf: PersistentIdentifier, books: [PersistentIdentifier]) {

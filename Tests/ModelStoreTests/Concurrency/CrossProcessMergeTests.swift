@@ -5,7 +5,7 @@ import Testing
 /// Two containers on one file stand for two processes: they share nothing
 /// but the file, and learn of each other's commits through SQLite's
 /// `data_version` only.
-@Suite("Noticing other processes' commits", .timeLimit(.minutes(1)))
+@Suite("Noticing other processes' commits", .timeLimit(.minutes(10)))
 struct CrossProcessMergeTests {
     @Test("A commit through another container is noticed at the next fetch: values, deletes and new rows")
     func otherContainerNoticed() throws {
@@ -84,7 +84,7 @@ struct CrossProcessMergeTests {
     }
 }
 
-@Suite("Contexts under load", .timeLimit(.minutes(2)))
+@Suite("Contexts under load", .timeLimit(.minutes(10)))
 struct ContextLoadTests {
     @Test("8 tasks × 500 saves on one container, each with its own context: nothing lost, every save observed")
     func manyTasksSaving() async throws {

@@ -9,7 +9,7 @@ private struct SaveEvent: Sendable {
     let countAtTheTime: Int
 }
 
-@Suite("Save notifications and change observers", .timeLimit(.minutes(1)))
+@Suite("Save notifications and change observers", .timeLimit(.minutes(10)))
 struct SaveNotificationTests {
     @Test("NotificationKey has SwiftData's cases; their raw values are the user info keys")
     func notificationKeys() {
