@@ -25,6 +25,13 @@
 //   unknown;
 // - a change of an entity the container does not know, or a history row
 //   that cannot be read.
+// `data_version` says that somebody committed, not how many did: a commit
+// that records nothing, landing together with one that records a
+// transaction, reads as that transaction alone. Every ModelStore writer
+// records (saves, store-tool's edits, `erase()`'s gap, migrations change
+// the schema, which the container checks on open); a writer outside
+// ModelStore (the `sqlite3` shell) bumps no row version either, and is
+// noticed only when it commits alone.
 // After the fallback, the position is the store's latest token in that
 // snapshot: the full refreshes read the store after it, so every
 // transaction up to it is accounted for.
