@@ -15,6 +15,9 @@ import ReliabilitySupport
 ///     reliability-worker save-faults --folder DIR --seed S --saves A-B
 ///     reliability-worker migration-faults --folder DIR --trips N
 ///     reliability-worker allocation-faults --folder DIR --seed S --save K [--stride N]
+///     reliability-worker cards --store PATH [--author NAME] --edits "set KEY text=T|delete KEY|insert KEY T"
+///     reliability-worker cards-tool --store PATH --edits "set KEY text=T|delete KEY"
+///     reliability-worker prune-history --store PATH
 @main
 struct ReliabilityWorker {
     static func main() {
@@ -43,6 +46,9 @@ struct ReliabilityWorker {
                     stride: Int(options.values["stride"].flatMap { Int($0) } ?? 1))
                 try sweep.run(save: Int(try options.number("save")))
                 say(sweep.log.summary)
+            case "cards": try CardEdits.save(options)
+            case "cards-tool": try CardEdits.saveAsTool(options)
+            case "prune-history": try CardEdits.pruneHistory(options)
             default: throw WorkerError("unknown command \(command)")
             }
         } catch {

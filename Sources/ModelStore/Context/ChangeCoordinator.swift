@@ -33,10 +33,15 @@ import Synchronization
 //   `attributed`, everything is accounted for; else, unless a local commit
 //   is between its two reads from exactly `attributed` (that commit will
 //   account for what the context saw), a foreign commit happened.
-// A foreign commit bumps `foreignGeneration`; every context compares it
-// with the value it saw last (an atomic load per entry point) and reloads
-// what it holds when it moved. Doubt (a pragma that fails) counts as a
-// foreign commit: a needless reload is slower, never wrong.
+// A foreign commit is then read from the change history (see
+// ForeignChanges.swift): each of its transactions goes to every context's
+// inbox as a `ChangeSet`, as a local save does, so that contexts merge the
+// rows it changed and nothing else. When the history cannot tell what
+// changed, the foreign commit bumps `foreignGeneration` instead; every
+// context compares it with the value it saw last (an atomic load per entry
+// point) and reloads what it holds when it moved. Doubt (a pragma that
+// fails) counts as a foreign commit: a needless reload is slower, never
+// wrong.
 //
 // In-memory stores share one cache between their connections, whose
 // data_version never moves, and no other process can open them; stores of
@@ -63,6 +68,8 @@ final class ChangeCoordinator: Sendable {
         /// `attributed` when a local commit read it inside its transaction,
         /// until the commit's second read.
         var inFlight: Int64?
+        /// How far the change history is accounted for (ForeignChanges.swift).
+        var position = HistoryPosition()
 
         /// The watcher's data_version; nil when it cannot be read.
         mutating func read(_ store: Store) -> Int64? {
@@ -73,6 +80,37 @@ final class ChangeCoordinator: Sendable {
             } catch {
                 return nil
             }
+        }
+
+        /// Sets the baseline when the first context registers: the
+        /// watcher's data_version and the latest history token, in one
+        /// snapshot.
+        mutating func start(_ store: Store) {
+            do {
+                let connection = try watcher ?? store.openConnection()
+                watcher = connection
+                try connection.withReadSnapshot {
+                    attributed = try connection.dataVersion()
+                    position.reset(
+                        to: try ChangeHistory.exists(connection: connection) ? ChangeHistory.latestToken(connection: connection) : nil)
+                }
+            } catch {
+                attributed = nil
+                position.reset(to: nil)
+            }
+        }
+
+        /// What the foreign commits noticed changed, read from the history
+        /// after `position`; `attributed` becomes the version of the read.
+        /// Nil when the history cannot tell.
+        mutating func foreignChanges(_ store: Store) -> [ChangeSet]? {
+            guard let watcher else {
+                position.reset(to: nil)
+                return nil
+            }
+            let read = ForeignChanges.read(connection: watcher, store: store, position: &position)
+            if let version = read.dataVersion { attributed = version }
+            return read.changes
         }
     }
 
@@ -102,27 +140,42 @@ final class ChangeCoordinator: Sendable {
             guard watch.watcher == nil else { return }
             // What is in the store now is the baseline: no context has
             // read anything yet that a commit before it could make stale.
-            watch.attributed = watch.read(store)
+            watch.start(store)
         }
         return try? connection.dataVersion()
     }
 
     /// Called at a context's entry point: reads its data_version and, when
     /// it moved since `lastSeen`, finds out whether a foreign commit is
-    /// among those behind it (see above). Returns true when it noticed one
-    /// (then observers are to be told, outside any lock).
-    func checkStore(connection: Connection, lastSeen: inout Int64?, store: Store) -> Bool {
+    /// among those behind it (see above). Returns what the foreign commits
+    /// it noticed changed (empty when none), of which observers are to be
+    /// told, outside any lock.
+    func checkStore(connection: Connection, lastSeen: inout Int64?, store: Store) -> [ChangeSet] {
         let current = try? connection.dataVersion()
-        guard current == nil || current != lastSeen else { return false }
+        guard current == nil || current != lastSeen else { return [] }
         lastSeen = current
         return watch.withLock { watch in
             let now = watch.read(store)
-            guard now == nil || now != watch.attributed else { return false }
-            if now != nil, let inFlight = watch.inFlight, inFlight == watch.attributed { return false }
+            guard now == nil || now != watch.attributed else { return [] }
+            if now != nil, let inFlight = watch.inFlight, inFlight == watch.attributed { return [] }
             watch.attributed = now
-            foreignCommits.add(1, ordering: .releasing)
-            return true
+            return foreignCommitNoticed(&watch, store: store)
         }
+    }
+
+    /// With the watch locked: delivers what the foreign commits noticed
+    /// changed to every context's inbox, or, when the history cannot tell,
+    /// bumps `foreignGeneration` so that every context reloads what it
+    /// holds. Returns the change sets for the observers. Delivered before
+    /// the lock is released: a context that then finds everything
+    /// accounted for finds the changes in its inbox.
+    private func foreignCommitNoticed(_ watch: inout Watch, store: Store) -> [ChangeSet] {
+        if let changes = watch.foreignChanges(store) {
+            for changeSet in changes { deliver(changeSet, from: nil) }
+            return changes
+        }
+        foreignCommits.add(1, ordering: .releasing)
+        return [.invalidatingAll()]
     }
 
     // MARK: Local commits
@@ -132,6 +185,11 @@ final class ChangeCoordinator: Sendable {
         let watches: Bool
         var began = false
         var ownVersion: Int64?
+        /// The history token the commit recorded, if any: its changes are
+        /// in the inboxes, so the history reader leaves it out.
+        var historyToken: Int64?
+        /// What foreign commits noticed when the transaction began changed.
+        var foreign: [ChangeSet] = []
     }
 
     /// Called before a save or erase begins its transaction.
@@ -145,40 +203,46 @@ final class ChangeCoordinator: Sendable {
         guard commit.watches else { return }
         commit.began = true
         commit.ownVersion = try? connection.dataVersion()
-        let noticed = watch.withLock { watch in
+        commit.foreign = watch.withLock { watch in
             let now = watch.read(store)
             let foreign = now == nil || now != watch.attributed
             watch.attributed = now
-            watch.inFlight = now
-            return foreign
+            // Nobody else can commit now: the history read is exactly the
+            // foreign commits before this one.
+            let changes = foreign ? foreignCommitNoticed(&watch, store: store) : []
+            watch.inFlight = watch.attributed
+            return changes
         }
-        if noticed { foreignCommits.add(1, ordering: .releasing) }
     }
 
     /// Called after the transaction committed (`changes`) or failed (nil):
     /// hands the changes to every other context's inbox, then accounts for
-    /// the commit and lets the next one begin. Returns true when a foreign
-    /// commit was noticed.
+    /// the commit and lets the next one begin. Returns what the foreign
+    /// commits noticed during the commit changed (empty when none), of
+    /// which observers are to be told.
     func endCommit(
         _ commit: LocalCommit, changes: ChangeSet?, from sender: MergeInbox?, connection: Connection,
         store: Store
-    ) -> Bool {
+    ) -> [ChangeSet] {
         // Into the inboxes before `attributed` moves past the commit: a
         // context that finds everything accounted for then finds the
         // changes in its inbox too.
         if let changes { deliver(changes, from: sender) }
-        guard commit.watches else { return false }
+        guard commit.watches else { return [] }
         defer { commitLock.unlock() }
-        guard commit.began else { return false }
+        guard commit.began else { return [] }
         let noticed = watch.withLock { watch in
             let now = watch.read(store)
             let own = try? connection.dataVersion()
             watch.inFlight = nil
             watch.attributed = now
-            return now == nil || own == nil || own != commit.ownVersion
+            // A failed commit's token was rolled back with it, and will be
+            // issued again to the next writer.
+            if changes != nil, let token = commit.historyToken { watch.position.recordOwn(token) }
+            guard now == nil || own == nil || own != commit.ownVersion else { return [ChangeSet]() }
+            return foreignCommitNoticed(&watch, store: store)
         }
-        if noticed { foreignCommits.add(1, ordering: .releasing) }
-        return noticed
+        return commit.foreign + noticed
     }
 
     private func deliver(_ changes: ChangeSet, from sender: MergeInbox?) {

@@ -218,6 +218,35 @@ extension ChangeHistory {
         }
     }
 
+    /// Issues a token and deletes its transaction at once, inside the
+    /// caller's write transaction, for a change the history does not
+    /// describe row by row (`erase()`): the gap reads as a pruned
+    /// transaction, so that every reader holding an earlier token refetches
+    /// instead of missing the change (`fetchHistory` throws
+    /// `historyTokenExpired`; other processes' containers read again the
+    /// objects they hold), even when a recorded commit follows it before
+    /// they look. Returns the token; nil for a store without history.
+    /// - Throws: `ModelStoreError.saveFailed` naming the history table.
+    static func recordGap(connection: Connection) throws -> Int64? {
+        guard try exists(connection: connection) else { return nil }
+        do {
+            let insert = try connection.prepare(
+                "INSERT INTO \(quoteIdentifier(transactionsTable)) "
+                    + "(\"timestamp\", \"author\", \"bundleIdentifier\", \"processIdentifier\") VALUES (?1, NULL, ?2, ?3)")
+            try insert.bind(.real(Date().timeIntervalSince1970), at: 1)
+            try insert.bind(bundleIdentifier, at: 2)
+            try insert.bind(processIdentifier, at: 3)
+            try insert.run()
+            let token = connection.lastInsertRowID
+            let delete = try connection.prepare("DELETE FROM \(quoteIdentifier(transactionsTable)) WHERE \"token\" = ?1")
+            try delete.bind(token, at: 1)
+            try delete.run()
+            return token
+        } catch {
+            throw ModelStoreError.saveFailed(entity: transactionsTable, row: nil, underlying: error)
+        }
+    }
+
     /// The tokens of the transactions in `range`, oldest first.
     /// - Throws: `SQLiteError`.
     static func tokens(in range: HistoryRange, connection: Connection) throws -> [Int64] {

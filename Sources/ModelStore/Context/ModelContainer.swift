@@ -124,8 +124,12 @@ public final class ModelContainer: Sendable {
     /// its migration history and its key counters, so an identifier of an
     /// erased object is never given to a new one. Every context of the
     /// container marks the objects it holds deleted at its next fetch or
-    /// save (see "Contexts working together" in the README). With several
-    /// configurations, every store is erased in the one transaction.
+    /// save (see "Contexts working together" in the README); so do other
+    /// processes' containers. The erase is not listed row by row in the
+    /// change history: it leaves a gap there, so that `fetchHistory` after
+    /// an earlier token throws `historyTokenExpired` (refetch instead).
+    /// With several configurations, every store is erased in the one
+    /// transaction.
     /// - Throws: `ModelStoreError.readOnlyStore` naming a read-only store (of
     ///   any configuration), with nothing deleted; `.saveFailed` naming the
     ///   table, with nothing deleted, when a store cannot be written (locked
@@ -152,6 +156,11 @@ public final class ModelContainer: Sendable {
                     current = table
                     try connection.execute("DELETE FROM \(quoteIdentifier(table))")
                 }
+                // Not recorded row by row: a gap in the history makes other
+                // processes' containers reload what they hold, even when a
+                // recorded save follows before they look (ForeignChanges.swift).
+                current = ChangeHistory.transactionsTable
+                commit.historyToken = try ChangeHistory.recordGap(connection: connection)
             }
         } catch {
             _ = coordinator.endCommit(commit, changes: nil, from: nil, connection: connection, store: store)

@@ -55,10 +55,22 @@ extension ModelContext {
         guard store.configuration.allowsSave else { throw ModelStoreError.readOnlyStore(path: store.path) }
         let connection = try connection()
         guard try ChangeHistory.exists(connection: connection) else { return }
-        try connection.transaction {
-            let selected = try selectHistory(descriptor, connection: connection, checkingExpiry: false)
-            _ = try ChangeHistory.delete(tokens: selected.map(\.transactionIdentifier), connection: connection)
+        // A local commit for the coordinator (ChangeCoordinator.swift), so
+        // that the container's contexts do not take it for another
+        // process's commit that recorded no history, which they would
+        // merge by reading again everything they hold.
+        var commit = beginCommit()
+        do {
+            try connection.transaction {
+                transactionDidBegin(&commit, connection: connection)
+                let selected = try selectHistory(descriptor, connection: connection, checkingExpiry: false)
+                _ = try ChangeHistory.delete(tokens: selected.map(\.transactionIdentifier), connection: connection)
+            }
+        } catch {
+            endCommit(commit, changes: nil, connection: connection)
+            throw error
         }
+        endCommit(commit, changes: nil, connection: connection)
     }
 
     private func defaultDescriptor<T: HistoryTransaction>(_ descriptor: HistoryDescriptor<T>) throws -> HistoryDescriptor<DefaultHistoryTransaction> {

@@ -31,7 +31,9 @@
 // - inserted rows: fetches read the store, so they appear in the next
 //   fetch; nothing else to do (but for a row an upsert merged into an
 //   existing one, which is updated as above);
-// - a change of unknown extent (another process, `erase()`): every object
+// - a change of unknown extent (`erase()`, another process's commit that
+//   the change history cannot describe; others are read from the history
+//   as change sets, see ForeignChanges.swift): every object
 //   the context holds is read again as for an update of every property,
 //   and those whose rows are gone are deleted.
 
@@ -49,6 +51,12 @@ struct MergeState {
     var needsFullRefresh = false
     /// Set while changes are applied: observers told of them may fetch.
     var isMerging = false
+    /// How many registered objects' rows were read again, and how many
+    /// times every registered object was (a change of unknown extent):
+    /// counters for the tests that check a merge reads what changed and
+    /// no more.
+    var rowsReread = 0
+    var fullRefreshes = 0
     /// Objects that had unsaved changes to properties another save changed
     /// too: their committed values are still the ones this context read
     /// (see `take` in ModelContext+Refresh.swift), so a rollback reads their
@@ -91,8 +99,8 @@ extension ModelContext {
         var refreshAll = merging.needsFullRefresh
         if checkingStore, store.isWatchedForOtherProcesses {
             let coordinator = store.changeCoordinator
-            if coordinator.checkStore(connection: connection, lastSeen: &merging.dataVersion, store: store) {
-                coordinator.notifyObservers(StoreChanges(.invalidatingAll()))
+            for foreign in coordinator.checkStore(connection: connection, lastSeen: &merging.dataVersion, store: store) {
+                coordinator.notifyObservers(StoreChanges(foreign))
             }
             let generation = coordinator.foreignGeneration
             if generation != merging.foreignGeneration {
@@ -188,6 +196,7 @@ extension ModelContext {
 
     /// Reads every registered object's row again: a change of unknown extent.
     private func refreshRegisteredObjects() throws {
+        merging.fullRefreshes += 1
         var gone = DeletePlan()
         for registry in Array(identityMap.values) where registry.count > 0 {
             let models = registry.models

@@ -60,14 +60,12 @@ extension ModelContext {
     }
 
     /// Ends a save's commit: hands `changes` (nil when the transaction
-    /// failed) to the other contexts' inboxes.
+    /// failed) to the other contexts' inboxes, and tells the observers of
+    /// the other processes' commits noticed meanwhile.
     func endCommit(_ commit: ChangeCoordinator.LocalCommit, changes: ChangeSet?, connection: Connection) {
         let coordinator = store.changeCoordinator
-        if coordinator.endCommit(
-            commit, changes: changes, from: merging.inbox, connection: connection, store: store)
-        {
-            coordinator.notifyObservers(StoreChanges(.invalidatingAll()))
-        }
+        let foreign = coordinator.endCommit(commit, changes: changes, from: merging.inbox, connection: connection, store: store)
+        for changes in foreign { coordinator.notifyObservers(StoreChanges(changes)) }
     }
 
     /// What a save that just committed wrote; `updated` are the states of

@@ -29,6 +29,7 @@ extension ModelContext {
             if let model = registered(table, rowID: rowID) { targets[rowID] = (model, properties) }
         }
         guard !targets.isEmpty else { return [] }
+        merging.rowsReread += targets.count
         let type = try modelType(of: table)
         let foreignKeys = table.relationships?.all.filter(\.holdsForeignKey) ?? []
         let sql = "\(table.selectSQL) WHERE \(quoteIdentifier(primaryKeyColumn)) IN (SELECT value FROM json_each(?))"

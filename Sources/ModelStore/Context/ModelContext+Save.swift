@@ -136,7 +136,7 @@ extension ModelContext {
                     try writeToManyLinks(of: insertedToWrite(plan), plan: plan, connection: connection)
                     try writeToManyLinks(of: changedToWrite(plan), plan: plan, connection: connection)
                 }
-                try history.write(author: author, connection: connection)
+                commit.historyToken = try history.write(author: author, connection: connection)
             }
         } catch {
             endCommit(commit, changes: nil, connection: connection)

@@ -6,11 +6,11 @@ import Foundation
 /// nobody observes pays for an array of keys only; the identifiers of the
 /// public `StoreChanges` are made from it on demand.
 ///
-/// `invalidatesAll` stands for a change whose extent is not known: a commit
-/// of another process (noticed through `PRAGMA data_version`), or `erase()`.
-/// A context that receives it reloads every object it holds. Once the store
-/// keeps a history of its transactions, a foreign change can be described
-/// by its rows instead and take the same path as a save of this process.
+/// A commit of another process is one change set per transaction of the
+/// change history (ForeignChanges.swift), and takes the same path as a save
+/// of this process. `invalidatesAll` stands for a change whose extent is not
+/// known: `erase()`, or another process's commit that the history cannot
+/// describe. A context that receives it reloads every object it holds.
 struct ChangeSet: Sendable {
     struct Row: Sendable {
         let table: EntityTable
@@ -46,10 +46,13 @@ struct ChangeSet: Sendable {
 /// inserted, updated (with the names of the properties written) and
 /// deleted, and the saving context's `author`.
 ///
+/// A commit of another process (or `store-tool`) is reported once per
+/// transaction of the store's change history, as that process's save.
 /// `invalidatedAll` is true when the store changed in a way whose extent is
-/// not known: another process (or `store-tool`) committed, or the container
-/// was erased. The identifier lists are then empty: every object may have
-/// changed, and contexts reload the objects they hold.
+/// not known: the container was erased, or another process committed and
+/// the history cannot tell what (it was pruned past what the container had
+/// read, or the writer records none). The identifier lists are then empty:
+/// every object may have changed, and contexts reload the objects they hold.
 public struct StoreChanges: Sendable, CustomStringConvertible {
     /// The objects inserted, in the order they were saved.
     public let insertedIdentifiers: [PersistentIdentifier]
@@ -60,10 +63,13 @@ public struct StoreChanges: Sendable, CustomStringConvertible {
     public let updatedPropertyNames: [PersistentIdentifier: [String]]
     /// The objects deleted, delete rules' cascades included.
     public let deletedIdentifiers: [PersistentIdentifier]
-    /// The `author` of the context that saved; nil when it has none, or the
-    /// change came from another process.
+    /// The `author` of the context that saved (for another process's
+    /// commit, the one its history transaction records; `store-tool` for
+    /// store-tool's edits); nil when it has none, or the extent of the
+    /// change is not known.
     public let author: String?
-    /// True for a change of unknown extent (another process, `erase()`).
+    /// True for a change of unknown extent (`erase()`, another process's
+    /// commit that the change history cannot describe).
     public let invalidatedAll: Bool
 
     init(_ changes: ChangeSet) {
