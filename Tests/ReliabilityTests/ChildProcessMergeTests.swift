@@ -2,7 +2,7 @@ import Foundation
 import Observation
 import Testing
 @testable import ModelStore
-import ReliabilityWorker
+import ReliabilitySupport
 
 /// A child process (the worker's `cards`, `cards-tool` and `prune-history`
 /// commands) commits to the store this test holds open; the test's

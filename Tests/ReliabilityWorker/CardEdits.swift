@@ -1,31 +1,12 @@
 import Foundation
 import ModelStore
+import ReliabilitySupport
 
 // The worker's side of the cross-process merge tests
-// (Tests/ReliabilityTests/CrossProcessMergeTests.swift): it opens the store
+// (Tests/ReliabilityTests/ChildProcessMergeTests.swift): it opens the store
 // the test holds open and commits one change to it, as another process of
 // the app (a context), as store-tool (the dynamic layer), or as a process
 // that prunes the change history, then exits.
-
-/// The models of the cross-process merge tests, in a namespace of their own.
-public enum Shared {
-    @Model public final class Card {
-        @Attribute(.unique) public var key: String
-        public var text: String
-        public var count: Int
-        public init(key: String, text: String, count: Int = 0) {
-            self.key = key
-            self.text = text
-            self.count = count
-        }
-    }
-
-    /// Opens (or creates) a store of cards.
-    /// - Throws: what `ModelContainer` throws.
-    public static func container(_ url: URL) throws -> ModelContainer {
-        try ModelContainer(for: Schema([Card.self]), configurations: [ModelConfiguration(url: url)])
-    }
-}
 
 enum CardEdits {
     /// `cards --store PATH [--author NAME] --edits E|E|…`: makes the edits in
