@@ -22,7 +22,7 @@
 /// amount.value = 1_200                         // trip.budget.amount is 1_200; only `budget` is dirty
 /// let secondTag = trip.reference(\.tags)[1]    // ModelReference<Trip, String?>: nil when out of range
 /// let token = amount.observe { print("now", $0) }
-/// TextField("Amount", value: amount.binding)   // a get/set pair for a UI framework
+/// let field = amount.binding                   // ModelBinding<Double>: a get/set pair for a UI framework
 /// ```
 ///
 /// Reads go through the model's getters (Observation sees them, faults
