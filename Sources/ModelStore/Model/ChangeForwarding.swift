@@ -81,7 +81,7 @@ extension ModelState {
         of subject: Subject, keyPath: KeyPath<Subject, Member>, _ mutation: () throws -> Result
     ) rethrows -> Result {
         let told = emitWillChange(of: subject, keyPath: keyPath)
-        defer { for link in told { link.parentDidChange() } }
+        defer { for completion in told { completion.changeDidComplete() } }
         guard let registrarBox else { return try mutation() }
         return try registrarBox.registrar.withMutation(of: subject, keyPath: keyPath, mutation)
     }
@@ -100,31 +100,36 @@ extension ModelState {
         // A relay made during the mutation (a subscription from inside it)
         // has no entry: its willSet was never announced, so nothing to pair.
         guard let changeRelay, let told = changeRelay.inPlaceMutations.popLast() else { return }
-        for link in told { link.parentDidChange() }
+        for completion in told { completion.changeDidComplete() }
         releaseRelayIfUnused()
     }
 
     /// Delivers the event to this object's subscribers, then walks the
     /// forwarding links breadth first: each object reached for the first time
     /// delivers the event with its path, and its registrar is told that the
-    /// relationship changes. Returns the links told, for their `didSet`.
+    /// relationship changes. Returns the links told and the `didChange`
+    /// subscribers reached, to be told when the change is done.
     ///
     /// Breadth first, so that each object hears the change by its shortest
     /// route; the visited set makes cycles end with one event per object.
-    private func emitWillChange(of subject: some Observable, keyPath: AnyKeyPath) -> [any ForwardingLink] {
+    private func emitWillChange(of subject: some Observable, keyPath: AnyKeyPath) -> [any ChangeCompletion] {
         guard let relay = changeRelay, let model = subject as? any PersistentModel else { return [] }
+        var told: [any ChangeCompletion] = []
         guard !relay.links.isEmpty else {
-            // No parents, only subscribers: no walk and no allocation.
-            if !relay.deliver(ModelChange(model: model, keyPath: keyPath)) { releaseRelayIfUnused() }
-            return []
+            // No parents, only subscribers: no walk, and no allocation unless
+            // a subscriber waits for the change to be done.
+            if !relay.deliver(ModelChange(model: model, keyPath: keyPath), completions: &told) { releaseRelayIfUnused() }
+            return told
         }
-        var told: [any ForwardingLink] = []
         var queue: [(state: ModelState, path: [AnyKeyPath])] = [(self, [])]
         // Each reached object, with the queue position of the object that
         // reached it first: further links from that same object (a parent
         // holding the child through two forwarding relationships) still tell
         // the parent's registrar, links from any other object do not.
         var reachedFrom: [ObjectIdentifier: Int] = [ObjectIdentifier(self): -1]
+        // Told after the links, so that a `didChange` subscriber runs once
+        // every registrar has heard the change end.
+        var subscribersTold: [any ChangeCompletion] = []
         var position = 0
         while position < queue.count {
             let (state, path) = queue[position]
@@ -132,7 +137,8 @@ extension ModelState {
                 position += 1
                 continue
             }
-            let keptAll = relay.deliver(ModelChange(model: model, keyPath: keyPath, relationshipPath: path))
+            let keptAll = relay.deliver(
+                ModelChange(model: model, keyPath: keyPath, relationshipPath: path), completions: &subscribersTold)
             var hasDeadLinks = false
             for link in relay.links {
                 guard let parentState = link.parentState else {
@@ -153,6 +159,6 @@ extension ModelState {
             if hasDeadLinks || !keptAll { state.releaseRelayIfUnused() }
             position += 1
         }
-        return told
+        return subscribersTold.isEmpty ? told : told + subscribersTold
     }
 }

@@ -3,11 +3,22 @@ import Observation
 // The machinery behind `objectWillChange` and forwarding (see
 // ChangeForwarding.swift for how it is driven).
 
-/// A subscriber of one object's `objectWillChange`.
-final class ChangeSubscriber {
+/// Told once a change announced before it happened is done (the value is
+/// stored): a forwarding parent's registrar, or a subscriber that hears of
+/// changes after them.
+protocol ChangeCompletion: AnyObject {
+    func changeDidComplete()
+}
+
+/// A subscriber of one object's `objectWillChange`, or of the completion of
+/// its changes (`didChange`, which `ModelReference` observes by).
+final class ChangeSubscriber: ChangeCompletion {
     enum Receiver {
         case closure((ModelChange) -> Void)
         case stream(AsyncStream<ModelChange>.Continuation)
+        /// Called after each change of the object (its own, or one forwarded
+        /// to it), once the new value is stored.
+        case didChange(() -> Void)
     }
 
     /// Nil once cancelled. A change being delivered checks it, so that a
@@ -17,11 +28,17 @@ final class ChangeSubscriber {
     init(_ receiver: Receiver) {
         self.receiver = receiver
     }
+
+    /// Runs a `didChange` receiver; a subscriber cancelled since the change
+    /// was announced hears nothing.
+    func changeDidComplete() {
+        if case .didChange(let receive) = receiver { receive() }
+    }
 }
 
 /// One relationship through which this object's changes are re-emitted by
 /// the object that holds it.
-protocol ForwardingLink: AnyObject {
+protocol ForwardingLink: ChangeCompletion {
     /// The parent's identity when the link was made; a freed parent's
     /// identity may be reused, so matches are confirmed with `holds(_:)`.
     var parentID: ObjectIdentifier { get }
@@ -35,6 +52,10 @@ protocol ForwardingLink: AnyObject {
     func parentWillChange()
     /// Tells the parent's Observation registrar that it did change.
     func parentDidChange()
+}
+
+extension ForwardingLink {
+    func changeDidComplete() { parentDidChange() }
 }
 
 /// A `ForwardingLink` that keeps the typed key path, which the registrar's
@@ -77,9 +98,10 @@ final class ChangeRelay {
     /// (an object held by thousands of forwarding to-manys), since a short
     /// array is searched faster than it is hashed.
     private var linkIndex: [LinkKey: Int]?
-    /// The links told `willSet` by each in-place mutation in progress, so
-    /// that its `didSet` tells the same ones.
-    var inPlaceMutations: [[any ForwardingLink]] = []
+    /// The links told `willSet` (and the `didChange` subscribers reached)
+    /// by each in-place mutation in progress, so that its `didSet` tells the
+    /// same ones.
+    var inPlaceMutations: [[any ChangeCompletion]] = []
 
     private struct LinkKey: Hashable {
         let parent: ObjectIdentifier
@@ -107,8 +129,10 @@ final class ChangeRelay {
     }
 
     /// Returns false when it dropped a sequence nobody iterates any more,
-    /// so that the caller can drop a relay left with nothing to do.
-    func deliver(_ change: ModelChange) -> Bool {
+    /// so that the caller can drop a relay left with nothing to do. Appends
+    /// the `didChange` subscribers to `completions`, to be told once the
+    /// change is done.
+    func deliver(_ change: ModelChange, completions: inout [any ChangeCompletion]) -> Bool {
         var keptAll = true
         // Iterating a copy: a subscriber may subscribe or cancel meanwhile.
         for subscriber in subscribers {
@@ -126,6 +150,8 @@ final class ChangeRelay {
                     remove(subscriber)
                     keptAll = false
                 }
+            case .didChange:
+                completions.append(subscriber)
             case nil:
                 break
             }

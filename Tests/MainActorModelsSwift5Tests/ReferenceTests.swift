@@ -1,0 +1,1 @@
+../MainActorModelsTests/ReferenceTests.swift
