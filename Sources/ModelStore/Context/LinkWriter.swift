@@ -17,12 +17,12 @@ enum LinkWriter {
     /// Writes a to-many's links for one holder, the members' row keys given
     /// as an array; see `writeLinks(_:inverse:holder:count:member:stored:connection:)`.
     static func writeLinks(
-        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holder: Int64, members: [Int64],
-        stored: Stored, connection: Connection
+        _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil, holder: Int64,
+        members: [Int64], stored: Stored, connection: Connection
     ) throws {
         try writeLinks(
-            relationship, inverse: inverse, holder: holder, count: members.count, member: { members[$0] },
-            stored: stored, connection: connection)
+            relationship, inverse: inverse, destinationTable: destinationTable, holder: holder, count: members.count,
+            member: { members[$0] }, stored: stored, connection: connection)
     }
 
     /// Writes a to-many's links for one holder: for a join table, deletes

@@ -32,11 +32,12 @@ extension DynamicStore {
         let tables = Set(try tableNames())
         for table in store.tables {
             progress(table.name)
-            guard tables.contains(table.name) else {
-                problems.append("schema: the record has entity \(table.name), but the file has no table \(table.name)")
+            // A subentity's rows and columns are in its root's table.
+            guard tables.contains(table.tableName) else {
+                problems.append("schema: the record has entity \(table.name), but the file has no table \(table.tableName)")
                 continue
             }
-            let columns = try columnNames(of: table.name)
+            let columns = try columnNames(of: table.tableName)
             var expected = table.entity.attributes.map(\.name)
             for relationship in table.entity.relationships {
                 if case .foreignKey(let column, let order) = relationship.storage { expected += [column] + (order.map { [$0] } ?? []) }
@@ -48,7 +49,10 @@ extension DynamicStore {
             for column in missing { problems.append("schema: table \(table.name) has no column \(column) of the schema record") }
             guard missing.isEmpty else { continue }
             problems += try checkRows(of: table)
-            for rule in table.entity.uniqueRules {
+            // A rule holds for the whole table; a subentity's inherited
+            // rules are checked once, with its superentity's.
+            let inherited = Set(schema.superentity(of: table.entity)?.uniqueRules.map(\.label) ?? [])
+            for rule in table.entity.uniqueRules where !inherited.contains(rule.label) {
                 let columns = rule.names.map(quoteIdentifier)
                 let statement = try connection.prepare(
                     "SELECT count(*) FROM \(quoteIdentifier(table.tableName)) WHERE "
@@ -72,7 +76,10 @@ extension DynamicStore {
     /// one-to-many's column and a many-to-many's join rows serve both sides.)
     private func checkOneToOnes(of table: EntityTable) throws -> [String] {
         var problems: [String] = []
-        for relationship in table.entity.relationships {
+        // A column serves the whole table: an inherited relationship is
+        // checked once, with the superentity that has it.
+        let inherited = schema.superentity(of: table.entity)?.relationships.count ?? 0
+        for relationship in table.entity.relationships.dropFirst(inherited) {
             guard case .foreignKey(let column, _) = relationship.storage, let inverse = inverse(of: relationship),
                 !inverse.isToMany
             else { continue }
@@ -99,7 +106,9 @@ extension DynamicStore {
         return names
     }
 
-    /// Values, required to-ones and to-many counts, row by row.
+    /// Values, required to-ones and to-many counts, row by row: the
+    /// entity's own rows (in a hierarchy's table, each row is checked once,
+    /// as its own entity with all its properties).
     private func checkRows(of table: EntityTable) throws -> [String] {
         var problems: [String] = []
         let counted = table.entity.relationships.filter { $0.isToMany && ($0.countLimits.minimum != nil || $0.countLimits.maximum != nil) }
@@ -110,7 +119,9 @@ extension DynamicStore {
         }
         let statement = try connection.prepare(
             "SELECT " + ([SchemaSQL.selectColumns(table.slots, qualifier: "t")] + countColumns).joined(separator: ", ")
-                + " FROM \(quoteIdentifier(table.tableName)) AS t ORDER BY t.\(quoteIdentifier(primaryKeyColumn))")
+                + " FROM \(quoteIdentifier(table.tableName)) AS t"
+                + (schema.ownRowCondition(of: table.entity, qualifier: "t").map { " WHERE \($0)" } ?? "")
+                + " ORDER BY t.\(quoteIdentifier(primaryKeyColumn))")
         while try statement.step() {
             let key = statement.int64(at: 0)
             for (ordinal, slot) in table.slots.enumerated() {

@@ -78,7 +78,7 @@ extension DynamicStore {
             let property = nullification.table.entity.relationships.first { $0.foreignKeyColumn == nullification.column }?.name
                 ?? nullification.column
             let statement = try connection.prepare(
-                "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(nullification.table.name)) "
+                "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(nullification.table.tableName)) "
                     + "WHERE \(quoteIdentifier(nullification.column)) \(RelationshipSQL.inKeys)")
             try statement.bind(jsonKeys(keys), at: 1)
             while try statement.step() {

@@ -90,7 +90,8 @@ extension DynamicStore {
             let stillThere = Set(current)
             let members = current.filter { !added.contains($0) } + appended.filter { stillThere.contains($0) }
             try LinkWriter.writeLinks(
-                relationship, inverse: inverse(of: relationship), holder: key.holder, members: members,
+                relationship, inverse: inverse(of: relationship), destinationTable: schema.tableName(of: relationship.destination),
+                holder: key.holder, members: members,
                 stored: .positions(stored), connection: connection)
         }
         for key in changes.keys {

@@ -32,10 +32,14 @@ extension DynamicStore {
         if connection.changes == 0 { throw DynamicStoreError.objectNotFound(ObjectID(entity: table.name, key: key)) }
     }
 
-    /// True when the object exists.
+    /// True when the object exists: a row of its hierarchy's table that is
+    /// the entity's or one of its subentities' (a subentity's rows are in
+    /// its root's table, next to the other entities').
     func exists(_ id: ObjectID) throws -> Bool {
+        let condition = schema.entity(named: id.entity).flatMap { schema.rowCondition(of: $0, qualifier: "t") }
         let statement = try connection.prepare(
-            "SELECT 1 FROM \(quoteIdentifier(id.entity)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?")
+            "SELECT 1 FROM \(quoteIdentifier(schema.tableName(of: id.entity))) AS t WHERE t.\(quoteIdentifier(primaryKeyColumn)) = ?"
+                + (condition.map { " AND \($0)" } ?? ""))
         try statement.bind(id.key, at: 1)
         return try statement.step()
     }
@@ -184,7 +188,8 @@ extension DynamicStore {
             throw unwritable(relationship, of: table.name)
         }
         try LinkWriter.writeLinks(
-            relationship, inverse: inverse, holder: key, members: members, stored: .positions(stored), connection: connection)
+            relationship, inverse: inverse, destinationTable: schema.tableName(of: destination), holder: key, members: members,
+            stored: .positions(stored), connection: connection)
     }
 
     /// The keys in order, each kept at its first place.
@@ -209,19 +214,21 @@ extension DynamicStore {
         }
     }
 
-    private func keys(in table: String, where column: String, equals value: Int64) throws -> [Int64] {
+    /// The keys of `entity`'s rows (in its hierarchy's table) whose `column` holds `value`.
+    private func keys(in entity: String, where column: String, equals value: Int64) throws -> [Int64] {
         let statement = try connection.prepare(
-            "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(column)) = ?")
+            "SELECT \(quoteIdentifier(primaryKeyColumn)) FROM \(quoteIdentifier(schema.tableName(of: entity))) WHERE \(quoteIdentifier(column)) = ?")
         try statement.bind(value, at: 1)
         var keys: [Int64] = []
         while try statement.step() { keys.append(statement.int64(at: 0)) }
         return keys
     }
 
-    /// The key in a row's foreign-key column; nil when it is NULL or there is no such row.
-    private func foreignKey(_ column: String, of table: String, row: Int64) throws -> Int64? {
+    /// The key in a row's foreign-key column (the row of `entity`, in its
+    /// hierarchy's table); nil when it is NULL or there is no such row.
+    private func foreignKey(_ column: String, of entity: String, row: Int64) throws -> Int64? {
         let statement = try connection.cachedStatement(
-            "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?")
+            "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(schema.tableName(of: entity))) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?")
         defer { statement.reset() }
         try statement.bind(row, at: 1)
         guard try statement.step(), statement.storage(at: 0) != .null else { return nil }
@@ -232,7 +239,8 @@ extension DynamicStore {
 extension DynamicStore {
     /// Sets a to-one's foreign-key column of another row than the one
     /// edited (the other side of the edit): its version goes up, and the
-    /// history lists it as updated.
+    /// history lists it as updated. `entity` names the row's entity; the
+    /// column is in its hierarchy's table.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and row.
     func setLinkColumn(
         _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
@@ -240,7 +248,7 @@ extension DynamicStore {
     ) throws {
         let isNew = insertedRows.contains(ObjectID(entity: entity, key: row))
         try LinkWriter.setForeignKey(
-            column, of: entity, row: row, to: target, orderColumn: orderColumn, bumpsVersion: !isNew, connection: connection)
+            column, of: schema.tableName(of: entity), row: row, to: target, orderColumn: orderColumn, bumpsVersion: !isNew, connection: connection)
         if !isNew { history.record(.update, entity: entity, row: row, properties: [column]) }
     }
 }
