@@ -153,7 +153,7 @@ struct Scale: Codable {
         copy.toManyMembers = max(1, toManyMembers * rows / self.rows)
         copy.largeRows = max(1, largeRows * rows / self.rows)
         copy.readerRows = min(readerRows, rows)
-        copy.savesPerTask = min(savesPerTask, rows / 4)
+        copy.savesPerTask = max(1, min(savesPerTask, rows / 4))
         copy.mergedChanges = max(1, mergedChanges * rows / self.rows)
         return copy
     }

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import ModelStore
 
-/// 13. A reader while one writer saves: the longest time a reader's fetch
+/// 13 (issue 20). A reader while one writer saves: the longest time a reader's fetch
 /// waits while another connection (ModelStore: another context) saves
 /// again and again. Reported: the longest fetch during the writer's saves
 /// minus the reader's median fetch alone (measured first, in the same

@@ -3,7 +3,7 @@ import Foundation
 import GRDB
 import ModelStore
 
-/// 14. Saves from 4 tasks at once against the same saves from 1 task:
+/// 14 (issue 20). Saves from 4 tasks at once against the same saves from 1 task:
 /// 4 threads each make `savesPerTask` saves of one change (their own rows),
 /// and, first in the same run, one thread makes all of them. Reported: the
 /// 4 threads' time, and its ratio to the one thread's (the inverse of the

@@ -1,7 +1,7 @@
 import Foundation
 import ModelStore
 
-/// 15. Merge cost: one context saves `mergedChanges` changed objects, and
+/// 15 (issue 20). Merge cost: one context saves `mergedChanges` changed objects, and
 /// a second context of the container, holding every one of the N rows as
 /// an object, merges that save (`processPendingChanges()`). Reported: the
 /// merge's time, and its ratio to the save's (both timed in the same run);
