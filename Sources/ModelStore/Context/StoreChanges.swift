@@ -58,9 +58,6 @@ public struct StoreChanges: Sendable, CustomStringConvertible {
     public let insertedIdentifiers: [PersistentIdentifier]
     /// The saved objects whose properties were written.
     public let updatedIdentifiers: [PersistentIdentifier]
-    /// The names of the properties written, per updated object, in
-    /// declaration order (relationships included).
-    public let updatedPropertyNames: [PersistentIdentifier: [String]]
     /// The objects deleted, delete rules' cascades included.
     public let deletedIdentifiers: [PersistentIdentifier]
     /// The `author` of the context that saved (for another process's
@@ -71,19 +68,32 @@ public struct StoreChanges: Sendable, CustomStringConvertible {
     /// True for a change of unknown extent (`erase()`, another process's
     /// commit that the change history cannot describe).
     public let invalidatedAll: Bool
+    /// The updated rows with the ordinals of their properties written, in
+    /// `updatedIdentifiers`' order, for `updatedPropertyNames`.
+    private let updatedRows: [ChangeSet.UpdatedRow]
+
+    /// The names of the properties written, per updated object, in
+    /// declaration order (relationships included).
+    ///
+    /// Made on each access from the rows the save recorded: every save
+    /// makes a `StoreChanges` (for `ModelContext.didSave`), and a
+    /// dictionary keyed by identifier, with an array per object, cost more
+    /// than the rest of the notification for a large save nobody asks this
+    /// of. Keep the result if you need it more than once.
+    /// - Complexity: O(updated objects × properties written) per access.
+    public var updatedPropertyNames: [PersistentIdentifier: [String]] {
+        var names: [PersistentIdentifier: [String]] = [:]
+        names.reserveCapacity(updatedRows.count)
+        for (identifier, row) in zip(updatedIdentifiers, updatedRows) {
+            names[identifier] = row.properties.map { row.table.slots[$0].name }
+        }
+        return names
+    }
 
     init(_ changes: ChangeSet) {
         insertedIdentifiers = changes.inserted.map { Self.identifier($0.table, $0.rowID) }
-        var updated: [PersistentIdentifier] = []
-        var names: [PersistentIdentifier: [String]] = [:]
-        updated.reserveCapacity(changes.updated.count)
-        for row in changes.updated {
-            let identifier = Self.identifier(row.table, row.rowID)
-            updated.append(identifier)
-            names[identifier] = row.properties.map { row.table.slots[$0].name }
-        }
-        updatedIdentifiers = updated
-        updatedPropertyNames = names
+        updatedIdentifiers = changes.updated.map { Self.identifier($0.table, $0.rowID) }
+        updatedRows = changes.updated
         deletedIdentifiers = changes.deleted.map { Self.identifier($0.table, $0.rowID) }
         author = changes.author
         invalidatedAll = changes.invalidatesAll

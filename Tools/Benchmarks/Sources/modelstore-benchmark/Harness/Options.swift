@@ -15,7 +15,7 @@ struct Options {
           --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
           --n N          objects for workloads 1-5 (default 100000; 200 with --smoke); workload 7 scales its
                          parents with it (N/10 at the default sizes), workloads 6 and 8 their rows (10 N),
-                         workload 12 its to-many (N/10)
+                         workload 12 its to-many (N/10), workload 15 its changes (N/100)
           --workload W   run only workload W (repeatable; 6 and 8 have two variants each, both run)
           --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
                          raw, raw-state, grdb-statement, grdb-record, observable, plain

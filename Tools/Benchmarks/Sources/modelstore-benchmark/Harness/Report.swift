@@ -3,7 +3,7 @@ import Foundation
 /// The table printed on the terminal.
 enum Report {
     static func table(_ workloads: [WorkloadResults]) -> String {
-        var rows: [[String]] = [["#", "workload", "contender", "median", "ratio", "peak MiB", "faults", "target", "result"]]
+        var rows: [[String]] = [["#", "workload", "contender", "median", "ratio", "vs ref", "peak MiB", "faults", "target", "result"]]
         for workload in workloads {
             var first = true
             for contender in shownContenders(workload) {
@@ -13,12 +13,13 @@ enum Report {
                     let isBaseline = contender == workload.baseline
                     row.append(formatDuration(seconds))
                     row.append(isBaseline ? "1 (baseline)" : result.medianRatio.map { formatRatio($0) + "×" } ?? "—")
+                    row.append(result.medianReferenceRatio.map { formatRatio($0) + "×" } ?? "—")
                     row.append(result.medianPeakBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "—")
                     row.append(result.medianPageFaults.map(formatCount) ?? "—")
                 } else if let result, !result.failures.isEmpty {
-                    row += ["FAILED", "", "", ""]
+                    row += ["FAILED", "", "", "", ""]
                 } else {
-                    row += ["—", "—", "—", "—"]
+                    row += ["—", "—", "—", "—", "—"]
                 }
                 if contender == .modelStore {
                     row.append(workload.target + (workload.baseline == .rawC || workload.target.hasPrefix("<") ? "" : " vs \(workload.baseline.rawValue)"))
@@ -30,7 +31,7 @@ enum Report {
                 first = false
             }
         }
-        return align(rows, rightAligned: [3, 4, 5, 6])
+        return align(rows, rightAligned: [3, 4, 5, 6, 7])
     }
 
     /// Every contender of the workload's kind, "—" for those that cannot do

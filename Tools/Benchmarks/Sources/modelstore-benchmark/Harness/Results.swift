@@ -30,12 +30,16 @@ struct ContenderResults: Codable {
     var seconds: [Double] = []
     /// This contender's time over the baseline's in the same round.
     var ratios: [Double] = []
+    /// Workloads 13-15: the time measured inside the run over its reference
+    /// (see `InsideMeasurement`), per timed round.
+    var referenceRatios: [Double] = []
     /// Peak resident bytes during the timed part, per timed round.
     var peakBytes: [Int] = []
     /// Minor page faults during the timed part, per timed round.
     var pageFaults: [Int] = []
     var medianSeconds: Double?
     var medianRatio: Double?
+    var medianReferenceRatio: Double?
     var medianPeakBytes: Int?
     var medianPageFaults: Int?
     /// Errors and failed checks; a contender with any is wrong.

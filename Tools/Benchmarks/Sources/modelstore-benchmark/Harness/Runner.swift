@@ -40,6 +40,7 @@ struct Runner {
                     guard !isWarmUp else { continue }
                     seconds[cases[index].contender] = measurement.seconds
                     results[index].seconds.append(measurement.seconds)
+                    if let ratio = measurement.referenceRatio { results[index].referenceRatios.append(ratio) }
                     if let faults = measurement.pageFaults { results[index].pageFaults.append(faults) }
                 case .failure(let error):
                     let message = "workload \(workload.number), \(cases[index].contender.rawValue), round \(round): \(error)"
@@ -68,6 +69,7 @@ struct Runner {
             let result = results[index]
             if !result.seconds.isEmpty { results[index].medianSeconds = median(result.seconds) }
             if !result.ratios.isEmpty { results[index].medianRatio = median(result.ratios) }
+            if !result.referenceRatios.isEmpty { results[index].medianReferenceRatio = median(result.referenceRatios) }
             if !result.peakBytes.isEmpty { results[index].medianPeakBytes = Int(median(result.peakBytes.map(Double.init))) }
             if !result.pageFaults.isEmpty { results[index].medianPageFaults = Int(median(result.pageFaults.map(Double.init))) }
         }
@@ -75,7 +77,8 @@ struct Runner {
         let met = modelStore.flatMap { result -> Bool? in
             guard result.failures.isEmpty, let seconds = result.medianSeconds else { return nil }
             return workload.target.isMet(
-                medianSeconds: seconds, medianRatio: result.medianRatio, medianPeakBytes: result.medianPeakBytes)
+                medianSeconds: seconds, medianRatio: result.medianRatio, medianPeakBytes: result.medianPeakBytes,
+                medianReferenceRatio: result.medianReferenceRatio)
         }
         return WorkloadResults(
             number: workload.number, title: workload.title, baseline: workload.baseline,
@@ -86,6 +89,8 @@ struct Runner {
         let seconds: Double
         let peakBytes: Int?
         let pageFaults: Int?
+        /// Workloads 13-15: see `InsideMeasurement`.
+        var referenceRatio: Double? = nil
     }
 
     /// One run of a contender's part: its time, and its peak memory when
@@ -105,6 +110,11 @@ struct Runner {
             let peak = measuringMemory ? Memory.peakBytes() : nil
             try trial.check()
             let faults = faultsBefore.flatMap { before in faultsAfter.map { $0 - before } }
+            if let inside = trial.measuredInside?() {
+                return Measurement(
+                    seconds: inside.seconds, peakBytes: peak, pageFaults: faults,
+                    referenceRatio: inside.reference > 0 ? inside.seconds / inside.reference : nil)
+            }
             return Measurement(seconds: seconds, peakBytes: peak, pageFaults: faults)
         }
     }

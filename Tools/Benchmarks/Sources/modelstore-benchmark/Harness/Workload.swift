@@ -46,20 +46,26 @@ enum Target {
     /// A peak resident memory of the timed part under this many MiB (median
     /// of the rounds' peaks; unmet where /proc cannot tell).
     case peakUnderMebibytes(Double)
+    /// What the run measured inside itself (`Trial.measuredInside`) at most
+    /// this multiple of its own reference (median of per-round ratios);
+    /// `reference` names the reference for the table.
+    case withinReference(Double, reference: String)
 
     var label: String {
         switch self {
         case .ratio(let ratio): "≤\(formatRatio(ratio))×"
         case .underMilliseconds(let ms): "<\(formatNumber(ms)) ms"
         case .peakUnderMebibytes(let mebibytes): "<\(formatNumber(mebibytes)) MiB peak"
+        case .withinReference(let ratio, let reference): "≤\(formatRatio(ratio))× \(reference)"
         }
     }
 
-    func isMet(medianSeconds: Double, medianRatio: Double?, medianPeakBytes: Int?) -> Bool {
+    func isMet(medianSeconds: Double, medianRatio: Double?, medianPeakBytes: Int?, medianReferenceRatio: Double?) -> Bool {
         switch self {
         case .ratio(let limit): (medianRatio ?? .infinity) <= limit
         case .underMilliseconds(let ms): medianSeconds * 1000 < ms
         case .peakUnderMebibytes(let mebibytes): medianPeakBytes.map { Double($0) < mebibytes * 1_048_576 } ?? false
+        case .withinReference(let limit, _): (medianReferenceRatio ?? .infinity) <= limit
         }
     }
 }
@@ -78,6 +84,20 @@ struct Trial {
     let run: () throws -> Void
     /// Untimed, after `run`: throws `CheckFailure` when the work was wrong.
     let check: () throws -> Void
+    /// For a workload that times parts of its run itself (workloads 13-15):
+    /// read after `run`, reported instead of the run's wall time.
+    var measuredInside: (() -> InsideMeasurement)? = nil
+}
+
+/// What a trial timed inside its run, and the reference its target holds
+/// it against, timed in the same run: the reader's fetch alone (13), one
+/// task doing all the saves (14), the save that the merge follows (15).
+struct InsideMeasurement {
+    /// Reported as the contender's time.
+    let seconds: Double
+    /// The same run's reference time; the round's reference ratio is
+    /// `seconds / reference`.
+    let reference: Double
 }
 
 /// How big the workloads are: the sizes, or tiny ones for `--smoke`.
@@ -103,13 +123,25 @@ struct Scale: Codable {
     var migrationRows: Int = 1_000_000
     /// Members of the to-many that workload 12 appends to.
     var toManyMembers: Int = 10_000
+    /// Workload 13: rows the reader fetches, and the writer changes in each
+    /// of its saves.
+    var readerRows: Int = 1_000
+    /// Workload 13: the writer's saves.
+    var writerSaves: Int = 20
+    /// Workload 14: saves of one change by each of the 4 tasks (one task
+    /// makes 4 times as many).
+    var savesPerTask: Int = 1_000
+    /// Workload 15: objects changed by the save that the other context,
+    /// holding `rows` objects, merges.
+    var mergedChanges: Int = 1_000
 
     static let full = Scale(
         rows: 100_000, lookups: 1_000, lookupRepetitions: 100, propertySets: 1_000_000, parents: 10_000, childrenPerParent: 10,
         largeRows: 1_000_000, enumerationBatch: 5_000)
     static let smoke = Scale(
         rows: 200, lookups: 100, lookupRepetitions: 3, propertySets: 1_000, parents: 20, childrenPerParent: 3,
-        largeRows: 2_000, enumerationBatch: 64, migrationRows: 200, toManyMembers: 200)
+        largeRows: 2_000, enumerationBatch: 64, migrationRows: 200, toManyMembers: 200,
+        readerRows: 50, writerSaves: 3, savesPerTask: 20, mergedChanges: 20)
 
     /// Scales every size in proportion to a new row count.
     func withRows(_ rows: Int) -> Scale {
@@ -120,6 +152,9 @@ struct Scale: Codable {
         copy.migrationRows = max(1, migrationRows * rows / self.rows)
         copy.toManyMembers = max(1, toManyMembers * rows / self.rows)
         copy.largeRows = max(1, largeRows * rows / self.rows)
+        copy.readerRows = min(readerRows, rows)
+        copy.savesPerTask = max(1, min(savesPerTask, rows / 4))
+        copy.mergedChanges = max(1, mergedChanges * rows / self.rows)
         return copy
     }
 }

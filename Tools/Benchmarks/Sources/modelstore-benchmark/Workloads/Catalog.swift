@@ -17,6 +17,9 @@ enum Catalog {
             PropertySetWorkload(),
             MigrationWorkload(),
             ToManyAppendWorkload(),
+            ReadersWhileWritingWorkload(),
+            ConcurrentSavesWorkload(),
+            MergeCostWorkload(),
         ]
     }
 }
