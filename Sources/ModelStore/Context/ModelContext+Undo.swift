@@ -23,9 +23,9 @@ import Foundation
 //   change, which the next save writes.
 // - An insert is undone by a delete, a delete by an insert (undelete). A
 //   delete's cascade rules apply at the save, so undoing a delete before the
-//   save leaves nothing to restore; a deletion a save already wrote cannot be
-//   undone (the row and the object's identity are gone) and its operation
-//   does nothing.
+//   save leaves nothing to restore. A deletion a save already wrote is undone
+//   by inserting the object again as a new one (new row, new identifier), as
+//   Core Data does; see ModelContext+UndoSavedDelete.swift for what comes back.
 // - Other contexts' saves (merged into this one, see ModelContext+Merge.swift)
 //   are never undone silently: a property that a merge updated after the
 //   change was recorded keeps the merged value when it has no unsaved
@@ -124,12 +124,16 @@ extension ModelContext {
         }
     }
 
-    /// Registers the undo of a delete: an insert, unless a save wrote the
-    /// deletion (the object then has no context).
+    /// Registers the undo of a delete: an insert; for a deletion a save
+    /// wrote, the object is inserted as a new one (ModelContext+UndoSavedDelete.swift).
     func registerUndoOfDelete(_ model: any PersistentModel) {
         guard let manager = undoRecording?.manager else { return }
         registerUndo(with: manager) { context in
             let state = model._$modelState
+            if state.owner == nil, state.lifecycle == .deleted, state.rowID != nil {
+                context.reinsertSavedDelete(model)
+                return
+            }
             guard state.owner === context || (state.owner == nil && state.lifecycle == .detached) else { return }
             context.insert(model)
         }

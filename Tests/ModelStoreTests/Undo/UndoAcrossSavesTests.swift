@@ -69,20 +69,73 @@ struct UndoAcrossSavesTests {
         #expect(!context.hasChanges, "Porto is what the store holds")
     }
 
-    @Test func aDeletionASaveWroteIsNotUndone() throws {
+    /// A trip with a tag (to-many with an inverse) and an owner (to-one
+    /// without one), saved, then deleted and the deletion saved.
+    private func savedDeletedTrip(
+        in context: ModelContext, _ undoManager: UndoManager
+    ) throws -> (trip: Trip, tag: Graph.Tag, owner: Graph.Person, deletedID: PersistentIdentifier) {
+        let trip = Trip(name: "Lisbon")
+        let tag = Graph.Tag(name: "sun")
+        let owner = Graph.Person(name: "Ana")
+        step(undoManager) {
+            context.insert(trip)
+            trip.tags = [tag]
+            trip.owner = owner
+        }
+        try context.save()
+        let deletedID = trip.persistentModelID
+        step(undoManager) { context.delete(trip) }
+        try context.save()
+        #expect(tag.trips.isEmpty)
+        return (trip, tag, owner, deletedID)
+    }
+
+    @Test func undoingASavedDeleteInsertsTheObjectAgainWithItsValuesAndRelationships() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
         let context = ModelContext(container)
         let undoManager = recordUndo(in: context)
-        let trip = Trip(name: "Lisbon")
-        step(undoManager) { context.insert(trip) }
-        try context.save()
-        step(undoManager) { context.delete(trip) }
-        try context.save()
+        let (trip, tag, owner, deletedID) = try savedDeletedTrip(in: context, undoManager)
+
         undoManager.undo()
+        #expect(trip.modelContext === context)
+        #expect(!trip.isDeleted)
+        #expect(trip.name == "Lisbon")
+        #expect(trip.tags.count == 1 && trip.tags.first === tag)
+        #expect(tag.trips.count == 1 && tag.trips.first === trip, "the inverse holds it again")
+        #expect(trip.owner === owner)
+        #expect(context.hasChanges)
+
+        try context.save()
+        #expect(trip.persistentModelID != deletedID, "a new row, as in Core Data")
+        let fresh = ModelContext(container)
+        let trips = try fresh.fetch(FetchDescriptor<Trip>())
+        #expect(trips.map(\.name) == ["Lisbon"])
+        #expect(trips.first?.tags.map(\.name) == ["sun"])
+        #expect(trips.first?.owner?.name == "Ana")
+        #expect(try fresh.fetch(FetchDescriptor<Graph.Tag>()).first?.trips.map(\.name) == ["Lisbon"])
+    }
+
+    @Test func redoingTheUndoOfASavedDeleteDeletesTheObjectAgain() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let undoManager = recordUndo(in: context)
+        let (trip, tag, _, _) = try savedDeletedTrip(in: context, undoManager)
+
+        undoManager.undo()
+        undoManager.redo()
         #expect(trip.modelContext == nil)
-        #expect(!context.hasChanges)
+        #expect(tag.trips.isEmpty)
+        try context.save()
         #expect(try storedNames(container) == [])
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Graph.Tag>()).first?.trips.isEmpty == true)
+
+        undoManager.undo()
+        #expect(trip.modelContext === context)
+        #expect(tag.trips.first === trip)
+        try context.save()
+        #expect(try storedNames(container) == ["Lisbon"])
     }
 
     @Test func rollbackRemovesTheContextsOperationsOnly() throws {
