@@ -115,6 +115,9 @@ extension ModelContext {
             }
         }
         deletedObjects += plan.discardedInserts
+        // Before the deleted objects let go of each other below: what undoing
+        // their deletes will restore (ModelContext+UndoSavedDelete.swift).
+        if let undo = undoRecording { noteSavedDeletes(deletedObjects, into: undo) }
         for model in deletedObjects {
             let state = model._$modelState
             // An inserted object deleted again left the context then.

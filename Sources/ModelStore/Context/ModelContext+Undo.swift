@@ -46,6 +46,9 @@ final class UndoRecording {
     /// Per object, when a merge last gave it stored values, and of which
     /// properties (nil: all).
     var merges: [ObjectIdentifier: (clock: Int, properties: PropertyBitSet?)] = [:]
+    /// Per object whose delete a save wrote: what undoing it restores
+    /// (see ModelContext+UndoSavedDelete.swift).
+    var savedDeletes: [ObjectIdentifier: SavedDelete] = [:]
     /// True while an operation restores a value (see `isRestoringUndo`).
     var isRestoring = false
 

@@ -138,6 +138,43 @@ struct UndoAcrossSavesTests {
         #expect(try storedNames(container) == ["Lisbon"])
     }
 
+    @Test func undoingASavedDeleteRestoresWhatItsCascadeRemoved() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        let context = ModelContext(container)
+        let undoManager = recordUndo(in: context)
+        let trip = Trip(name: "Lisbon")
+        let stop = Graph.Stop(title: "Belém")
+        let lodging = Graph.Lodging(name: "Pensão")
+        step(undoManager) {
+            context.insert(trip)
+            trip.stops = [stop]
+            trip.lodging = lodging
+        }
+        try context.save()
+        step(undoManager) { context.delete(trip) }
+        try context.save()
+        #expect(stop.modelContext == nil && lodging.modelContext == nil, "the cascade removed them")
+
+        undoManager.undo()
+        #expect(stop.modelContext === context && lodging.modelContext === context)
+        #expect(trip.stops.count == 1 && trip.stops.first === stop && stop.trip === trip)
+        #expect(trip.lodging === lodging && lodging.trip === trip)
+        try context.save()
+        let fresh = ModelContext(container)
+        let stored = try fresh.fetch(FetchDescriptor<Trip>())
+        #expect(stored.first?.stops.map(\.title) == ["Belém"])
+        #expect(stored.first?.lodging?.name == "Pensão")
+
+        undoManager.redo()
+        #expect(trip.isDeleted && stop.isDeleted && lodging.isDeleted, "saved since: deleted at the next save")
+        try context.save()
+        let afterRedo = ModelContext(container)
+        #expect(try afterRedo.fetchCount(FetchDescriptor<Trip>()) == 0)
+        #expect(try afterRedo.fetchCount(FetchDescriptor<Graph.Stop>()) == 0)
+        #expect(try afterRedo.fetchCount(FetchDescriptor<Graph.Lodging>()) == 0)
+    }
+
     @Test func rollbackRemovesTheContextsOperationsOnly() throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
