@@ -96,7 +96,11 @@ extension Array: RelationshipValue where Element: PersistentModel {
         // for a long to-many cost more than a save of it. Walked through a
         // buffer: this runs unspecialized (through the protocol), where an
         // array's iterator goes through witnesses for every element.
-        withUnsafeBufferPointer { elements in
+        // Never with capacity 0: the standard library then writes the count
+        // into the empty array's shared storage, a write that two threads
+        // make at once (the Thread Sanitizer reports it).
+        guard !isEmpty else { return [] }
+        return withUnsafeBufferPointer { elements in
             [any PersistentModel](unsafeUninitializedCapacity: elements.count) { buffer, initialized in
                 for index in elements.indices { buffer.initializeElement(at: index, to: elements[index]) }
                 initialized = elements.count
@@ -110,6 +114,8 @@ extension Array: RelationshipValue where Element: PersistentModel {
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
         // Written in place: appending checked the buffer's uniqueness and
         // capacity per element, more than the rest of the conversion.
+        // Not with capacity 0 (see `_relatedModels`).
+        guard !models.isEmpty else { return [] }
         var fits = true
         let result = Self(unsafeUninitializedCapacity: models.count) { buffer, count in
             for model in models {
