@@ -324,25 +324,3 @@ final class MergeInbox: Sendable {
         }
     }
 }
-
-/// A value behind a lock, for the coordinator and the inboxes.
-///
-/// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: the
-/// Thread Sanitizer, which CI runs over these paths, knows pthread mutexes,
-/// and does not see `Mutex`'s futex as a lock (it reported every access
-/// under one as a race). `@unchecked Sendable`: `value` is only touched
-/// inside `withLock`, which holds `lock`.
-final class Locked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
-
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One relationship of a model class with its resolved schema (inverse,
 /// storage) and typed access to both ends. A class, so that code reading a
@@ -48,7 +47,7 @@ final class ModelRelationships: Sendable {
         ordinal < byOrdinal.count ? byOrdinal[ordinal] : nil
     }
 
-    private static let cache = Mutex<[ObjectIdentifier: ModelRelationships]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ModelRelationships]>([:])
 
     /// The relationships of `type`, resolved on first use.
     static func of(_ type: any PersistentModel.Type) -> ModelRelationships {

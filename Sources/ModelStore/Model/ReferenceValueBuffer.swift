@@ -56,7 +56,7 @@ final class WaiterSlot: Sendable {
         var isCancelled = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func wait(_ continuation: CheckedContinuation<Void, Never>) {
         let resumeNow = state.withLock { state in

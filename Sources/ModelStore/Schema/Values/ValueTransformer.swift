@@ -7,7 +7,6 @@
 // `ValueTransformer`.
 #if !canImport(Darwin)
 import Foundation
-import Synchronization
 
 /// The name of a registered value transformer; Foundation's
 /// `NSValueTransformerName`, for Linux, where Foundation lacks it.
@@ -95,7 +94,7 @@ open class ValueTransformer {
         let transformer: ValueTransformer
     }
 
-    private static let registry = Mutex<[NSValueTransformerName: Registered]>([:])
+    private static let registry = Locked<[NSValueTransformerName: Registered]>([:])
 
     /// The transformer registered under `name`, if any.
     static func registered(_ name: NSValueTransformerName) -> ValueTransformer? {
