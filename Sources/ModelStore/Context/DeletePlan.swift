@@ -102,7 +102,7 @@ struct DeletePlan {
         if contains(table, key) { return true }
         guard table.hierarchy != nil else { return false }
         return keys.contains { id, keys in
-            keys.contains(key) && tables[id]?.tableName == table.tableName
+            tables[id]?.registryKey == table.registryKey && keys.contains(key)
         }
     }
 

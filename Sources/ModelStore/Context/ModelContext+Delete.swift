@@ -139,15 +139,16 @@ extension ModelContext {
         }
         guard !plan.isEmpty else { return }
         // Every loaded relationship of a registered object that leads to an
-        // entity with deleted rows drops them (as the store did). By SQL
-        // table: a relationship to a superclass holds its subclasses' objects.
-        let deletedTables = Set(plan.rowsByTable.map(\.table.tableName))
+        // entity with deleted rows drops them (as the store did). By class
+        // hierarchy (one SQL table, one identity map): a relationship to a
+        // superclass holds its subclasses' objects.
+        let deletedTables = Set(plan.rowsByTable.map(\.table.registryKey))
         for registry in identityMap.values {
             for model in registry.models {
                 guard let relationships = model._$modelState.table?.relationships else { continue }
                 for relationship in relationships.all {
                     guard let destination = store.table(named: relationship.schema.destination),
-                        deletedTables.contains(destination.tableName) || !plan.discardedInserts.isEmpty
+                        deletedTables.contains(destination.registryKey) || !plan.discardedInserts.isEmpty
                     else { continue }
                     forgetDeleted(plan, in: relationship, of: model, destination: destination, noting: savedDeletes)
                 }
