@@ -90,7 +90,20 @@ struct DeletePlan {
         guard let table = state.table, let key = state.rowID else {
             return discardedInserts.contains { $0 === model }
         }
-        return contains(table, key)
+        return containsRow(of: table, key)
+    }
+
+    /// True when the row `key` of `table`'s SQL table is being deleted,
+    /// whichever entity of its class hierarchy the plan has it under: a
+    /// cascade through a relationship to a superclass plans the rows of a
+    /// subclass's objects under the superclass, and a delete of a subclass's
+    /// object empties relationships to its superclass.
+    func containsRow(of table: EntityTable, _ key: Int64) -> Bool {
+        if contains(table, key) { return true }
+        guard table.hierarchy != nil else { return false }
+        return keys.contains { id, keys in
+            tables[id]?.registryKey == table.registryKey && keys.contains(key)
+        }
     }
 
     /// Adds the keys not yet in the plan; returns them.

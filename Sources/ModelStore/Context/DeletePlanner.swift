@@ -69,9 +69,12 @@ struct DeletePlanner {
             }
             // To-one relationships without an inverse that lead here: nothing
             // names a rule for them, and a dangling key is never allowed.
+            // A relationship to a superclass leads to the rows of its subclasses too.
             for other in allTables {
                 for relationship in other.entity.relationships
-                where relationship.inverseName == nil && relationship.destination == table.name {
+                where relationship.inverseName == nil
+                    && entity(table.name, isOrInherits: relationship.destination, tables: tables)
+                {
                     guard let column = relationship.foreignKeyColumn else { continue }
                     plan.nullify(.init(table: other, column: column, orderColumn: nil, destination: table))
                 }
@@ -129,6 +132,20 @@ struct DeletePlanner {
         }
         return result
     }
+}
+
+/// True when entity `name` is `destination` or one of its subclasses at any
+/// depth: a relationship to `destination` may hold its objects.
+func entity(_ name: String, isOrInherits destination: String, tables: (String) -> EntityTable?) -> Bool {
+    var current: String? = name
+    // A schema's hierarchy has no cycles (validated); the bound guards a damaged one.
+    var depth = 0
+    while let entity = current, depth < 64 {
+        if entity == destination { return true }
+        current = tables(entity)?.entity.superentityName
+        depth += 1
+    }
+    return false
 }
 
 extension DeletePlan {

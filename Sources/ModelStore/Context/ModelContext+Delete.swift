@@ -105,8 +105,10 @@ extension ModelContext {
     }
 
     /// After the save committed: the deleted objects leave the context, and
-    /// the objects that stay no longer refer to them.
-    func applyInMemory(_ plan: DeletePlan) {
+    /// the objects that stay no longer refer to them. `savedDeletes`: what
+    /// the save noted for undoing its deletes, completed here with the
+    /// references that the objects in memory lose.
+    func applyInMemory(_ plan: DeletePlan, savedDeletes: SavedDeleteCapture? = nil) {
         var deletedObjects: [any PersistentModel] = []
         for (table, keys) in plan.rowsByTable {
             for key in keys {
@@ -115,9 +117,13 @@ extension ModelContext {
             }
         }
         deletedObjects += plan.discardedInserts
-        // Before the deleted objects let go of each other below: what undoing
-        // their deletes will restore (ModelContext+UndoSavedDelete.swift).
-        if let undo = undoRecording { noteSavedDeletes(deletedObjects, into: undo) }
+        // What undoing the deletes restores (ModelContext+UndoSavedDelete.swift):
+        // the links in memory found below, and the links the store held
+        // where no object in memory has the relationship loaded.
+        if let savedDeletes {
+            savedDeletes.dropStoredLinksLoaded(in: self)
+        }
+        defer { savedDeletes?.fillRecords() }
         for model in deletedObjects {
             let state = model._$modelState
             // An inserted object deleted again left the context then.
@@ -133,16 +139,18 @@ extension ModelContext {
         }
         guard !plan.isEmpty else { return }
         // Every loaded relationship of a registered object that leads to an
-        // entity with deleted rows drops them (as the store did).
-        let deletedTables = Set(plan.rowsByTable.map { ObjectIdentifier($0.table) })
+        // entity with deleted rows drops them (as the store did). By class
+        // hierarchy (one SQL table, one identity map): a relationship to a
+        // superclass holds its subclasses' objects.
+        let deletedTables = Set(plan.rowsByTable.map(\.table.registryKey))
         for registry in identityMap.values {
             for model in registry.models {
                 guard let relationships = model._$modelState.table?.relationships else { continue }
                 for relationship in relationships.all {
                     guard let destination = store.table(named: relationship.schema.destination),
-                        deletedTables.contains(ObjectIdentifier(destination)) || !plan.discardedInserts.isEmpty
+                        deletedTables.contains(destination.registryKey) || !plan.discardedInserts.isEmpty
                     else { continue }
-                    forgetDeleted(plan, in: relationship, of: model, destination: destination)
+                    forgetDeleted(plan, in: relationship, of: model, destination: destination, noting: savedDeletes)
                 }
             }
         }
@@ -160,12 +168,16 @@ extension ModelContext {
         }
     }
 
+    /// Drops the objects `plan` deletes from `relationship` of `model`. The
+    /// loaded references dropped from a relationship without inverse are
+    /// noted in `savedDeletes`, for undo to restore: nothing else would.
     private func forgetDeleted(
-        _ plan: DeletePlan, in relationship: RuntimeRelationship, of model: any PersistentModel, destination: EntityTable
+        _ plan: DeletePlan, in relationship: RuntimeRelationship, of model: any PersistentModel, destination: EntityTable,
+        noting savedDeletes: SavedDeleteCapture? = nil
     ) {
         let state = model._$modelState
         if state.isFault(relationship.ordinal) {
-            if let key = state.extras?.faultKeys[relationship.ordinal], plan.contains(destination, key) {
+            if let key = state.extras?.faultKeys[relationship.ordinal], plan.containsRow(of: destination, key) {
                 state.extras?.prefetched[relationship.ordinal] = nil
                 setLoaded([], for: relationship, of: model)
             } else if let prefetched = state.extras?.prefetched[relationship.ordinal] {
@@ -176,6 +188,11 @@ extension ModelContext {
         guard let members = relationship.accessor.loadedModels(of: model) else { return }
         let remaining = members.filter { !plan.contains($0) }
         if remaining.count != members.count {
+            if let savedDeletes, relationship.inverse == nil {
+                for member in members where plan.contains(member) {
+                    savedDeletes.noteLink(from: .model(model), through: relationship, to: member)
+                }
+            }
             setLoaded(remaining, for: relationship, of: model)
         }
     }

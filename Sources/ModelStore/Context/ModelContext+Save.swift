@@ -65,6 +65,9 @@ extension ModelContext {
         // Delete rules are worked out first: a denied delete throws before
         // anything is written.
         let plan = try planDeletes(deleted.models, deletedInserts: deletedInserts)
+        // While the rows are there: what undoing the deletes restores (only
+        // with an undo manager; see ModelContext+UndoSavedDelete.swift).
+        let savedDeletes = undoRecording == nil ? nil : try captureSavedDeletes(plan)
         // The pending lists are walked in place: copying them into arrays
         // first was one more pass over every object (a retain, and a release
         // at the end), which for large saves also meant cache misses.
@@ -163,7 +166,7 @@ extension ModelContext {
         for state in versioned {
             state.version += 1
         }
-        applyInMemory(plan)
+        applyInMemory(plan, savedDeletes: savedDeletes)
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()

@@ -46,9 +46,12 @@ final class UndoRecording {
     /// Per object, when a merge last gave it stored values, and of which
     /// properties (nil: all).
     var merges: [ObjectIdentifier: (clock: Int, properties: PropertyBitSet?)] = [:]
-    /// Per object whose delete a save wrote: what undoing it restores
-    /// (see ModelContext+UndoSavedDelete.swift).
-    var savedDeletes: [ObjectIdentifier: SavedDelete] = [:]
+    /// Per saved object deleted since the last save: the record its undo
+    /// operation holds, which the save that writes the delete fills (see
+    /// ModelContext+UndoSavedDelete.swift). Emptied at every save and
+    /// rollback: the restore data itself lives in the undo operation only,
+    /// as long as the undo stack keeps it.
+    var pendingDeletes: [ObjectIdentifier: SavedDeleteRecord] = [:]
     /// True while an operation restores a value (see `isRestoringUndo`).
     var isRestoring = false
 
@@ -59,6 +62,7 @@ final class UndoRecording {
     func didCommit() {
         clock += 1
         lastCommit = clock
+        pendingDeletes.removeAll()
     }
 
     func noteMerge(into model: AnyObject, properties: PropertyBitSet?) {
@@ -129,12 +133,17 @@ extension ModelContext {
 
     /// Registers the undo of a delete: an insert; for a deletion a save
     /// wrote, the object is inserted as a new one (ModelContext+UndoSavedDelete.swift).
-    func registerUndoOfDelete(_ model: any PersistentModel) {
-        guard let manager = undoRecording?.manager else { return }
-        registerUndo(with: manager) { context in
+    /// `hasRow`: the object was saved, so a save may write its delete.
+    func registerUndoOfDelete(_ model: any PersistentModel, hasRow: Bool) {
+        guard let undo = undoRecording else { return }
+        // Only the operation holds the record (and so what it restores);
+        // the context notes it until the next save fills it.
+        let record = hasRow ? SavedDeleteRecord(model) : nil
+        if let record { undo.pendingDeletes[ObjectIdentifier(model)] = record }
+        registerUndo(with: undo.manager) { context in
             let state = model._$modelState
             if state.owner == nil, state.lifecycle == .deleted, state.rowID != nil {
-                context.reinsertSavedDelete(model)
+                if let restore = record?.restore { context.reinsertSavedDelete(model, restore) }
                 return
             }
             guard state.owner === context || (state.owner == nil && state.lifecycle == .detached) else { return }

@@ -230,11 +230,11 @@ public final class ModelContext {
             inserted.remove(model)
             detach(state)
             deletedInserts.append(model)
-            if undoRecording != nil { registerUndoOfDelete(model) }
+            if undoRecording != nil { registerUndoOfDelete(model, hasRow: false) }
         case .persisted:
             state.lifecycle = .deleted
             deleted.append(model)
-            if undoRecording != nil { registerUndoOfDelete(model) }
+            if undoRecording != nil { registerUndoOfDelete(model, hasRow: true) }
             scheduleAutosave()
         case .deleted, .detached:
             break
