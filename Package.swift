@@ -43,6 +43,13 @@ let package = Package(
             name: "ModelStore",
             dependencies: ["CSQLite", "CSwiftRuntime", "ModelStoreMacros"]
         ),
+        // The schema-driven dynamic layer (objects as entity + values, the
+        // filter language, import/export, check): store-tool's layer, on the
+        // library; what they share is `package`, so apps never see it.
+        .target(
+            name: "ModelStoreDynamic",
+            dependencies: ["ModelStore"]
+        ),
         .executableTarget(
             name: "modelstore-example",
             dependencies: ["ModelStore"],
@@ -50,26 +57,26 @@ let package = Package(
             exclude: ["run.sh"]
         ),
         // Inspects and edits any store from the command line, through the
-        // library's dynamic layer (Sources/ModelStore/Dynamic).
+        // dynamic layer (Sources/ModelStoreDynamic).
         .executableTarget(
             name: "store-tool",
-            dependencies: ["ModelStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["ModelStore", "ModelStoreDynamic", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Tools/store-tool"
         ),
         .testTarget(
             name: "StoreToolTests",
-            dependencies: ["ModelStore", "store-tool"]
+            dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"]
         ),
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore"]
+            dependencies: ["ModelStore", "ModelStoreDynamic"]
         ),
         // The child process of the reliability tests: saves and migrates while
         // the tests kill it, and runs the fault-injection sweeps (a failing
         // VFS and allocator) in a process of its own. Test-only.
         .executableTarget(
             name: "ReliabilityWorker",
-            dependencies: ["ModelStore", "ReliabilitySupport"],
+            dependencies: ["ModelStore", "ModelStoreDynamic", "ReliabilitySupport"],
             path: "Tests/ReliabilityWorker"
         ),
         // What the worker and the tests share: the scripted graphs, the fault
@@ -78,7 +85,7 @@ let package = Package(
         // an executable's module in a sanitizer build.
         .target(
             name: "ReliabilitySupport",
-            dependencies: ["ModelStore", "CSQLite"],
+            dependencies: ["ModelStore", "ModelStoreDynamic", "CSQLite"],
             path: "Tests/ReliabilitySupport"
         ),
         .testTarget(

@@ -14,7 +14,7 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// The file holds schema objects ModelStore did not make (a trigger, a
     /// view, a CHECK constraint, an unknown table or column, …). SQLite would
     /// run them on ModelStore's own statements, so the store is not opened
-    /// for writing. `DynamicStore` opens such a file read-only and lists them.
+    /// for writing. store-tool opens such a file read-only and lists them.
     case foreignSchemaObjects(path: String, objects: [ForeignSchemaObject])
     /// The store's recorded schema differs from the app's and no migration applies.
     case schemaMismatch(path: String, differences: [SchemaDifference])

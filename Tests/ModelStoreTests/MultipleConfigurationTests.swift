@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// Models for containers of several configurations, in a namespace of their
 /// own so that their entity names do not clash with TestModels.swift.

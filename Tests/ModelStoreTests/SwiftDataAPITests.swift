@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// SwiftData's container, configuration and schema API, in SwiftData's spelling.
 @Suite("SwiftData's container, configuration and schema API")

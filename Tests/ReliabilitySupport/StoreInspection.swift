@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// Looks at a store file from outside ModelStore's save path: SQLite's
 /// integrity check, the store's own check (what `store-tool check` runs),

@@ -1,5 +1,6 @@
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 import ReliabilitySupport
 
 // The worker's side of the cross-process merge tests

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 @Suite("store-tool: snapshots")
 struct SnapshotsCommandTests {

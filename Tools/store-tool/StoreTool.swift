@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `store-tool`: inspects and edits any ModelStore store from the command
-/// line, without the app's code, through the library's dynamic layer.
+/// line, without the app's code, through the dynamic layer (`ModelStoreDynamic`).
 @main
 struct StoreTool: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -38,13 +38,13 @@ import Foundation
 ///   "_modelstore_changes" c, json_each(c.rows) j` lists one row per change.
 /// - `tombstone` TEXT: for the delete of a row whose entity has attributes
 ///   marked `.preserveValueOnDeletion`, a JSON object of their values, each
-///   in store-tool's export form (`DynamicExchange.json`); such a delete is
+///   in store-tool's export form (`ValueJSON.json`); such a delete is
 ///   a group of its own (`rows` holds its one key). NULL otherwise.
 ///
 /// A row that a delete rule's nullification changes (its to-one cleared
 /// because the object it referred to was deleted) is not listed: the delete
 /// of that object implies it.
-enum ChangeHistory {
+package enum ChangeHistory {
     static let transactionsTable = "_modelstore_transactions"
     static let changesTable = "_modelstore_changes"
 
@@ -57,12 +57,12 @@ enum ChangeHistory {
         CREATE INDEX "_modelstore_changes.token" ON "_modelstore_changes" ("token");
         """
 
-    enum Kind: String {
+    package enum Kind: String {
         case insert, update, delete
     }
 
-    static let bundleIdentifier = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
-    static let processIdentifier = String(ProcessInfo.processInfo.processIdentifier)
+    package static let bundleIdentifier = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+    package static let processIdentifier = String(ProcessInfo.processInfo.processIdentifier)
 }
 
 /// Collects the changes of one save and writes them as one history
@@ -70,7 +70,7 @@ enum ChangeHistory {
 /// updates the same properties) and each group is one row holding a JSON
 /// array of its row keys, so that recording costs a few statements and rows
 /// per save rather than one per object.
-struct HistoryRecorder {
+package struct HistoryRecorder {
     private struct GroupKey: Hashable {
         let entity: String
         let kind: ChangeHistory.Kind
@@ -94,12 +94,15 @@ struct HistoryRecorder {
         let properties: PropertyBitSet
     }
 
-    var isEmpty: Bool { groups.isEmpty && tombstones.isEmpty }
+    /// A recorder with nothing recorded.
+    package init() {}
 
-    mutating func record(_ kind: ChangeHistory.Kind, entity: String, row: Int64, properties: [String]? = nil) {
+    package var isEmpty: Bool { groups.isEmpty && tombstones.isEmpty }
+
+    package mutating func record(_ kind: ChangeHistory.Kind, entity: String, row: Int64, properties: [String]? = nil) {
         let key = GroupKey(
             entity: entity, kind: kind,
-            properties: properties.map { "[" + $0.map(DynamicExchange.quote).joined(separator: ",") + "]" })
+            properties: properties.map { "[" + $0.map(ValueJSON.quote).joined(separator: ",") + "]" })
         append(row, to: key)
     }
 
@@ -122,7 +125,7 @@ struct HistoryRecorder {
         let names = dirty.compactMap { $0 < table.slots.count ? table.slots[$0].name : nil }
         let key = GroupKey(
             entity: table.name, kind: .update,
-            properties: "[" + names.map(DynamicExchange.quote).joined(separator: ",") + "]")
+            properties: "[" + names.map(ValueJSON.quote).joined(separator: ",") + "]")
         updateKeys[shape] = key
         append(row, to: key)
     }
@@ -151,7 +154,7 @@ struct HistoryRecorder {
     /// values of those of entities that have any (one SELECT per such
     /// table). Must run before the rows are deleted.
     /// - Throws: `ModelStoreError.saveFailed`, `.invalidValue`.
-    mutating func recordDeletes(of plan: DeletePlan, connection: Connection, path: String) throws {
+    package mutating func recordDeletes(of plan: DeletePlan, connection: Connection, path: String) throws {
         for (table, keys) in plan.rowsByTable.sorted(by: { $0.table.name < $1.table.name }) {
             let preserved = table.entity.attributes.filter { $0.options.contains(.preserveValueOnDeletion) }
             guard !preserved.isEmpty else {
@@ -176,7 +179,7 @@ struct HistoryRecorder {
                             throw ModelStoreError.invalidValue(
                                 entity: table.name, property: attribute.name, row: row, reason: error.reason, path: path)
                         }
-                        fields.append(DynamicExchange.quote(attribute.name) + ":" + DynamicExchange.json(value))
+                        fields.append(ValueJSON.quote(attribute.name) + ":" + ValueJSON.json(value))
                     }
                     recordDelete(entity: table.name, row: row, tombstone: "{" + fields.joined(separator: ",") + "}")
                 }
@@ -190,7 +193,7 @@ struct HistoryRecorder {
     /// Returns the transaction's token.
     /// - Throws: `ModelStoreError.saveFailed` naming the history table.
     @discardableResult
-    func write(author: String?, connection: Connection) throws -> Int64? {
+    package func write(author: String?, connection: Connection) throws -> Int64? {
         guard !isEmpty else { return nil }
         do {
             let transaction = try connection.cachedStatement(

@@ -9,19 +9,19 @@ import Foundation
 /// level of the cascade, so deleting objects whose relationships were never
 /// loaded costs no query per object. Where an object's relationship is
 /// loaded, its in-memory value (with unsaved changes) counts instead.
-struct DeletePlan {
+package struct DeletePlan {
     /// Rows to delete, by table.
     private(set) var keys: [ObjectIdentifier: Set<Int64>] = [:]
     private(set) var tables: [ObjectIdentifier: EntityTable] = [:]
     /// Columns to set to NULL where they hold a deleted row's key: the
     /// links of the objects that stay.
-    private(set) var nullifications: [Nullification] = []
+    package private(set) var nullifications: [Nullification] = []
     /// Objects inserted in this save that a cascade reached: they are
     /// dropped instead of written.
     private(set) var discardedInserts: [any PersistentModel] = []
     /// The holders whose `.deny` rules block the delete, with the objects
     /// that block it. A plan with denials must not be written.
-    private(set) var denials: [Denial] = []
+    package private(set) var denials: [Denial] = []
     /// New objects that a `.deny` relationship of a deleted object holds:
     /// each blocks the delete unless the plan drops it too (a cascade reaches
     /// it), which is known only once the plan is complete.
@@ -33,16 +33,16 @@ struct DeletePlan {
 
     /// A `.deny` relationship of a deleted object that still holds objects
     /// that are not deleted.
-    struct Denial {
-        let table: EntityTable
-        let holder: Int64
-        let relationship: String
-        let destination: EntityTable
+    package struct Denial {
+        package let table: EntityTable
+        package let holder: Int64
+        package let relationship: String
+        package let destination: EntityTable
         /// The keys of the blocking objects, in `destination`, ascending.
-        let blockers: [Int64]
+        package let blockers: [Int64]
 
         /// The error a save throws for it.
-        var error: ModelStoreError {
+        package var error: ModelStoreError {
             .deleteDenied(
                 object: "\(table.name):\(holder)", relationship: relationship,
                 blockers: blockers.map { "\(destination.name):\($0)" })
@@ -62,17 +62,17 @@ struct DeletePlan {
         }
     }
 
-    struct Nullification {
-        let table: EntityTable
-        let column: String
-        let orderColumn: String?
+    package struct Nullification {
+        package let table: EntityTable
+        package let column: String
+        package let orderColumn: String?
         /// The table whose deleted keys the column may hold.
-        let destination: EntityTable
+        package let destination: EntityTable
     }
 
-    var isEmpty: Bool { keys.isEmpty && discardedInserts.isEmpty }
+    package var isEmpty: Bool { keys.isEmpty && discardedInserts.isEmpty }
 
-    func contains(_ table: EntityTable, _ key: Int64) -> Bool {
+    package func contains(_ table: EntityTable, _ key: Int64) -> Bool {
         keys[ObjectIdentifier(table)]?.contains(key) ?? false
     }
 
@@ -148,14 +148,14 @@ struct DeletePlan {
     }
 
     /// The tables with rows to delete and their keys.
-    var rowsByTable: [(table: EntityTable, keys: Set<Int64>)] {
+    package var rowsByTable: [(table: EntityTable, keys: Set<Int64>)] {
         keys.compactMap { id, keys in tables[id].map { ($0, keys) } }
     }
 }
 
 /// Binds a set of row keys as one parameter, read in SQL with
 /// `IN (SELECT value FROM json_each(?))`: one statement whatever the count.
-func jsonKeys(_ keys: some Collection<Int64>) -> String {
+package func jsonKeys(_ keys: some Collection<Int64>) -> String {
     // Digits written straight into one buffer: a save's history and its
     // link and delete statements pass every changed row's key through here,
     // where a string per key and a join cost more than the statements.

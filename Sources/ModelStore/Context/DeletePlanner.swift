@@ -2,19 +2,20 @@ import Foundation
 
 /// Works out what deleting rows does, following the delete rules recorded in
 /// the schema, on entity tables and row keys alone. Both a `ModelContext`
-/// (typed objects) and a `DynamicStore` (objects as entity + values) plan
+/// (typed objects) and store-tool's dynamic layer (objects as entity +
+/// values, in `ModelStoreDynamic`) plan
 /// their deletes with it, so that both apply exactly the same rules.
 ///
 /// The rules run with set-based queries, one per relationship and level of
 /// the cascade. A caller that holds some relationships in memory (a context's
 /// loaded, possibly unsaved relationships) answers for them through
 /// `loadedMembers`; the others are read from the store.
-struct DeletePlanner {
+package struct DeletePlanner {
     /// The tables of the store, for destinations and inverses.
-    let tables: (String) -> EntityTable?
+    package let tables: (String) -> EntityTable?
     /// Every table, for to-ones without inverse that may lead to a deleted row.
-    let allTables: [EntityTable]
-    let connection: Connection
+    package let allTables: [EntityTable]
+    package let connection: Connection
     /// The keys of the objects `relationship` of row `holder` of `table` holds,
     /// when the caller knows them better than the store; nil to read them
     /// from the store. May add to the plan (new objects a cascade drops, rows
@@ -22,12 +23,20 @@ struct DeletePlanner {
     var loadedMembers: (_ relationship: Schema.Relationship, _ table: EntityTable, _ holder: Int64, _ plan: inout DeletePlan)
         throws -> [Int64]? = { _, _, _, _ in nil }
 
+    /// A planner over a store's tables that reads every relationship from
+    /// the store (store-tool's; a context also answers `loadedMembers`).
+    package init(tables: @escaping (String) -> EntityTable?, allTables: [EntityTable], connection: Connection) {
+        self.tables = tables
+        self.allTables = allTables
+        self.connection = connection
+    }
+
     /// The plan for deleting `roots`, added to `initial` (which may hold new
     /// objects already dropped, and rows they lead to). A `.deny` rule that
     /// blocks is recorded in `DeletePlan.denials` (every blocking holder),
     /// not thrown.
     /// - Throws: `SQLiteError` for I/O failures; what `loadedMembers` throws.
-    func plan(
+    package func plan(
         deleting roots: [(table: EntityTable, keys: [Int64])], startingWith initial: DeletePlan = DeletePlan()
     ) throws -> DeletePlan {
         var plan = initial
@@ -153,7 +162,7 @@ extension DeletePlan {
     /// the objects that stay, then deletes the rows (join-table rows go with
     /// them).
     /// - Throws: `ModelStoreError.saveFailed` naming the entity.
-    func write(on connection: Connection) throws {
+    package func write(on connection: Connection) throws {
         let inKeys = "IN (SELECT value FROM json_each(?))"
         for nullification in nullifications {
             guard let keys = rowsByTable.first(where: { $0.table === nullification.destination })?.keys else {

@@ -15,59 +15,59 @@ import Foundation
 // left, some are gone and a reader holding T has missed changes.
 
 /// One change of a recorded transaction, as stored.
-struct RecordedChange: Sendable, Equatable {
+package struct RecordedChange: Sendable, Equatable {
     /// The change's id: its order within the whole history (the stored
     /// group's id in the high 32 bits, the row's place in the group in the
     /// low ones).
-    let id: Int64
+    package let id: Int64
     /// The token of its transaction.
-    let token: Int64
+    package let token: Int64
     /// The entity of the changed row.
-    let entity: String
+    package let entity: String
     /// The changed row's key (`_pk`).
-    let row: Int64
-    let kind: ChangeHistory.Kind
+    package let row: Int64
+    package let kind: ChangeHistory.Kind
     /// For an update, the names of the properties it changed; nil otherwise.
-    let properties: [String]?
+    package let properties: [String]?
     /// For a delete, the preserved values as a JSON object (store-tool's
     /// export form); nil otherwise, and when the entity preserves none.
-    let tombstone: String?
+    package let tombstone: String?
 }
 
 /// One recorded transaction, as stored.
-struct RecordedTransaction: Sendable, Equatable {
-    let token: Int64
+package struct RecordedTransaction: Sendable, Equatable {
+    package let token: Int64
     /// Seconds since 1970.
-    let timestamp: Double
-    let author: String?
-    let bundleIdentifier: String
-    let processIdentifier: String
+    package let timestamp: Double
+    package let author: String?
+    package let bundleIdentifier: String
+    package let processIdentifier: String
     /// In the order they were recorded.
-    var changes: [RecordedChange]
+    package var changes: [RecordedChange]
 }
 
 /// Which transactions to read or prune, in SQL: every condition given must
 /// hold. Each is exact except the timestamp bounds, which are widened a
 /// little (see `timestampSlack`), so callers that need an exact timestamp
 /// test apply it again to what is read.
-struct HistoryRange: Sendable, Equatable {
+package struct HistoryRange: Sendable, Equatable {
     /// Only tokens greater than this.
-    var after: Int64?
+    package var after: Int64?
     /// Only tokens less than this.
-    var before: Int64?
+    package var before: Int64?
     /// Only this token.
-    var token: Int64?
+    package var token: Int64?
     /// Only transactions of this author (store-tool's "--author"); compared
     /// byte for byte.
-    var author: String?
+    package var author: String?
     /// Only transactions whose timestamp (seconds since 1970) is at least /
     /// at most about this.
     var earliest: Double?
-    var latest: Double?
+    package var latest: Double?
     /// At most this many transactions, the oldest first.
-    var limit: Int?
+    package var limit: Int?
 
-    init(after: Int64? = nil, before: Int64? = nil, author: String? = nil, limit: Int? = nil) {
+    package init(after: Int64? = nil, before: Int64? = nil, author: String? = nil, limit: Int? = nil) {
         self.after = after
         self.before = before
         self.author = author
@@ -99,14 +99,14 @@ struct HistoryRange: Sendable, Equatable {
 }
 
 /// Why a reader's token no longer works.
-enum HistoryExpiry: Sendable, Equatable {
+package enum HistoryExpiry: Sendable, Equatable {
     /// Transactions after the token were pruned: the reader would miss them.
     case pruned(missing: Int64)
     /// The token is later than any this store has issued: it is not this
     /// store's (the file was replaced, or restored from an older copy).
     case unknown(latest: Int64)
 
-    func reason(token: Int64) -> String {
+    package func reason(token: Int64) -> String {
         switch self {
         case .pruned(let missing):
             "\(missing) transaction\(missing == 1 ? "" : "s") after token \(token) \(missing == 1 ? "was" : "were") pruned from the history"
@@ -119,7 +119,7 @@ enum HistoryExpiry: Sendable, Equatable {
 extension ChangeHistory {
     /// True when the store has the history tables (format 3; a read-only
     /// store of an older format has none, and so no history).
-    static func exists(connection: Connection) throws -> Bool {
+    package static func exists(connection: Connection) throws -> Bool {
         let statement = try connection.cachedStatement(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN (?1, ?2)")
         defer { statement.reset() }
@@ -131,7 +131,7 @@ extension ChangeHistory {
 
     /// The latest token the store has issued (0 before the first), whether or
     /// not its transaction was pruned since.
-    static func latestToken(connection: Connection) throws -> Int64 {
+    package static func latestToken(connection: Connection) throws -> Int64 {
         guard try exists(connection: connection) else { return 0 }
         let statement = try connection.cachedStatement("SELECT seq FROM sqlite_sequence WHERE name = ?1")
         defer { statement.reset() }
@@ -142,7 +142,7 @@ extension ChangeHistory {
     /// Whether a reader that has seen every transaction up to `token` (and
     /// none after) can still catch up: nil when it can, else why not.
     /// - Complexity: O(transactions after `token`).
-    static func expiry(after token: Int64, connection: Connection) throws -> HistoryExpiry? {
+    package static func expiry(after token: Int64, connection: Connection) throws -> HistoryExpiry? {
         let latest = try latestToken(connection: connection)
         if token > latest { return .unknown(latest: latest) }
         guard token < latest else { return nil }
@@ -162,7 +162,7 @@ extension ChangeHistory {
     ///   documented layout (a change kind or property list edited by hand).
     /// - Complexity: O(transactions and changes read): the range's token
     ///   bounds use the tables' keys and the changes' token index.
-    static func transactions(in range: HistoryRange, connection: Connection, path: String) throws -> [RecordedTransaction] {
+    package static func transactions(in range: HistoryRange, connection: Connection, path: String) throws -> [RecordedTransaction] {
         guard try exists(connection: connection) else { return [] }
         return try connection.withReadSnapshot {
             let (condition, values) = range.whereClause()
@@ -206,7 +206,7 @@ extension ChangeHistory {
     /// it must then refetch what it holds. Also returns the latest token, to
     /// pass next time.
     /// - Throws: as `transactions(in:connection:path:)`.
-    static func changes(after token: Int64, connection: Connection, path: String) throws -> (
+    package static func changes(after token: Int64, connection: Connection, path: String) throws -> (
         changes: [RecordedChange], latest: Int64
     )? {
         try connection.withReadSnapshot {
@@ -249,7 +249,7 @@ extension ChangeHistory {
 
     /// The tokens of the transactions in `range`, oldest first.
     /// - Throws: `SQLiteError`.
-    static func tokens(in range: HistoryRange, connection: Connection) throws -> [Int64] {
+    package static func tokens(in range: HistoryRange, connection: Connection) throws -> [Int64] {
         guard try exists(connection: connection) else { return [] }
         let (condition, values) = range.whereClause()
         let limit = range.limit.map { " LIMIT \($0)" } ?? ""
@@ -265,7 +265,7 @@ extension ChangeHistory {
     /// run inside the caller's write transaction. Returns how many were
     /// deleted.
     /// - Throws: `ModelStoreError.saveFailed` naming the history table.
-    static func delete(tokens: [Int64], connection: Connection) throws -> Int {
+    package static func delete(tokens: [Int64], connection: Connection) throws -> Int {
         guard !tokens.isEmpty else { return 0 }
         do {
             let keys = "[" + tokens.map(String.init).joined(separator: ",") + "]"

@@ -75,4 +75,4 @@ enum LinkDiff {
 
 /// A member of a to-many as stored: its row key and its position (nil when
 /// NULL).
-typealias StoredLink = (key: Int64, position: Int64?)
+package typealias StoredLink = (key: Int64, position: Int64?)

@@ -1,9 +1,9 @@
 /// Writes relationship links by row keys, inside the caller's transaction.
 /// The typed save pipeline and the dynamic layer both write links through
 /// it, so that a to-many's order and join-table rows are written one way.
-enum LinkWriter {
+package enum LinkWriter {
     /// What the caller knows of a to-many's stored links before it writes.
-    enum Stored {
+    package enum Stored {
         /// What the typed context knows, which keeps no positions: the
         /// first `prefix` members and the last `suffix` are where the stored
         /// order (as it last loaded or saved it) has them, and `removed`
@@ -16,7 +16,7 @@ enum LinkWriter {
 
     /// Writes a to-many's links for one holder, the members' row keys given
     /// as an array; see `writeLinks(_:inverse:holder:count:member:stored:connection:)`.
-    static func writeLinks(
+    package static func writeLinks(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil, holder: Int64,
         members: [Int64], stored: Stored, connection: Connection
     ) throws {
@@ -52,7 +52,7 @@ enum LinkWriter {
     ///
     /// `destinationTable` is the table of the destination's rows when it is
     /// not named after it (a subentity's rows are in its root's table).
-    static func writeLinks(
+    package static func writeLinks(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil, holder: Int64,
         count: Int, member: (Int) -> Int64?, stored: Stored, connection: Connection
     ) throws {
@@ -165,7 +165,7 @@ enum LinkWriter {
     /// goes up (a dynamic edit of another row); a save's fix-up of a row it
     /// has just written does not bump it twice.
     /// - Throws: `ModelStoreError.saveFailed` naming the entity and row.
-    static func setForeignKey(
+    package static func setForeignKey(
         _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
         position: Int64? = nil, bumpsVersion: Bool = false, connection: Connection
     ) throws {

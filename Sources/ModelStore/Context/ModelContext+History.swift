@@ -188,7 +188,7 @@ private struct HistoryChangeBuilder {
             }
             guard let coding = property.storedValueCoding else { continue }
             let stored: DynamicValue
-            switch DynamicExchange.value(json, as: attribute.kind) {
+            switch ValueJSON.value(json, as: attribute.kind) {
             case .success(let value): stored = value
             case .failure(let failure): throw invalid(property.name, failure.reason)
             }

@@ -7,12 +7,12 @@ import Foundation
 /// ModelStore store, that its format is one this version knows, and that its
 /// recorded schema is the app's. A new or empty file is set up in one
 /// transaction, so a crash halfway leaves an empty file, never half a store.
-final class Store: Sendable {
+package final class Store: Sendable {
     /// The store format this version of ModelStore writes and reads.
     static var formatVersion: Int { StoreFormat.current }
 
     let configuration: ModelConfiguration
-    let schema: Schema
+    package let schema: Schema
     /// The store's identifier, recorded when it was created.
     let identifier: String
     private let location: String
@@ -30,7 +30,7 @@ final class Store: Sendable {
 
     /// Schema objects in the file that ModelStore did not make; only ever
     /// non-empty for a read-only store opened with `toleratingForeignObjects`.
-    let foreignObjects: [ForeignSchemaObject]
+    package let foreignObjects: [ForeignSchemaObject]
     /// The other stores of a container of several configurations, which
     /// every connection attaches (see StoreAttachments.swift); empty for one.
     let attachments: [StoreAttachment]
@@ -53,7 +53,7 @@ final class Store: Sendable {
     /// - Parameter toleratingForeignObjects: open a read-only store whose file
     ///   holds schema objects ModelStore did not make, instead of refusing it.
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
-    init(
+    package init(
         configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         toleratingForeignObjects: Bool = false
     ) throws {
@@ -165,7 +165,7 @@ final class Store: Sendable {
 
     /// A new connection for a context.
     /// - Throws: `ModelStoreError.cannotOpen` when the file went away or cannot be opened.
-    func openConnection() throws -> Connection {
+    package func openConnection() throws -> Connection {
         if let migrationConnection { return migrationConnection.connection }
         let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
         let connection = try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
@@ -173,10 +173,10 @@ final class Store: Sendable {
         return connection
     }
 
-    func table(named name: String) -> EntityTable? { tablesByName[name] }
+    package func table(named name: String) -> EntityTable? { tablesByName[name] }
 
     /// Every entity's table, in schema order.
-    var tables: [EntityTable] { schema.entities.compactMap { tablesByName[$0.name] } }
+    package var tables: [EntityTable] { schema.entities.compactMap { tablesByName[$0.name] } }
 
     /// The model class of a table, when the schema was built from classes.
     func modelType(of table: EntityTable) -> (any PersistentModel.Type)? {

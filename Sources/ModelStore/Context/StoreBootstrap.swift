@@ -11,14 +11,15 @@ enum MetadataKey {
 }
 
 /// Sets up a new store, or checks an existing one, on a fresh connection.
-struct StoreBootstrap {
+package struct StoreBootstrap {
     let connection: Connection
     let schema: Schema
     let configuration: ModelConfiguration
     var migrationPlan: (any SchemaMigrationPlan.Type)? = nil
     /// Open a store that holds schema objects ModelStore did not make instead
     /// of refusing it: only for a read-only store (nothing it runs can fire
-    /// a trigger), which `DynamicStore` opens to show and check such a file.
+    /// a trigger), which store-tool's dynamic layer opens to show and check
+    /// such a file.
     var toleratesForeignObjects = false
     /// Keep the file in rollback-journal mode instead of WAL: for the stores
     /// of a container of several configurations, whose saves span files
@@ -200,17 +201,17 @@ struct StoreBootstrap {
 
     /// What an existing store records about itself: its format, identifier
     /// and schema, checked, and every metadata value.
-    struct Record {
-        let formatVersion: Int
-        let identifier: String
-        let schema: Schema
-        let metadata: [String: SQLiteValue]
+    package struct Record {
+        package let formatVersion: Int
+        package let identifier: String
+        package let schema: Schema
+        package let metadata: [String: SQLiteValue]
     }
 
     /// Reads the metadata of an existing store; used to open a store with
     /// the schema it records (store-tool) as well as to check one.
     /// - Throws: `ModelStoreError.notAModelStore` or `.newerFormat`.
-    static func readRecord(connection: Connection, path: String) throws -> Record {
+    package static func readRecord(connection: Connection, path: String) throws -> Record {
         let metadata = try readMetadata(connection: connection, path: path)
         guard case .integer(let format)? = metadata[MetadataKey.formatVersion] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")

@@ -315,11 +315,11 @@ struct PendingSlots {
 /// A set of property ordinals. Models rarely have more than 64 stored
 /// properties, so the first 64 live inline and only larger models allocate.
 @usableFromInline
-struct PropertyBitSet: Hashable, Sendable, Sequence {
+package struct PropertyBitSet: Hashable, Sendable, Sequence {
     @usableFromInline var low: UInt64 = 0
     @usableFromInline var high: [UInt64] = []
 
-    init() {}
+    package init() {}
 
     var isEmpty: Bool { low == 0 && (high.isEmpty || high.allSatisfy { $0 == 0 }) }
 
@@ -355,7 +355,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
     var ordinals: [Int] { Array(self) }
 
     @usableFromInline
-    struct Iterator: IteratorProtocol {
+    package struct Iterator: IteratorProtocol {
         private var words: [UInt64]
         private var wordIndex = 0
         private var bits: UInt64
@@ -366,7 +366,7 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
         }
 
         @usableFromInline
-        mutating func next() -> Int? {
+        package mutating func next() -> Int? {
             while bits == 0 {
                 guard wordIndex < words.count else { return nil }
                 bits = words[wordIndex]
@@ -379,5 +379,5 @@ struct PropertyBitSet: Hashable, Sendable, Sequence {
     }
 
     @usableFromInline
-    func makeIterator() -> Iterator { Iterator(self) }
+    package func makeIterator() -> Iterator { Iterator(self) }
 }

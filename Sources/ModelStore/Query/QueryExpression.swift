@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Properties are named, not key-pathed: a store opened without the app's
 /// code has only names.
-indirect enum QueryExpression: Sendable {
+package indirect enum QueryExpression: Sendable {
     /// A value, always bound as a parameter.
     case constant(QueryConstant)
     /// The value of an attribute, or the key of a to-one relationship's
@@ -49,17 +49,17 @@ indirect enum QueryExpression: Sendable {
     case isInstance(PropertyReference, entity: String)
 
     /// Comparison operators, with Swift's meaning.
-    enum ComparisonOperator: String, Sendable {
+    package enum ComparisonOperator: String, Sendable {
         case equal = "==", notEqual = "!=", less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
     }
 
     /// Arithmetic operators; `/` and `%` on integers truncate as Swift does.
-    enum ArithmeticOperator: String, Sendable {
+    package enum ArithmeticOperator: String, Sendable {
         case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
     }
 
     /// What is asked of a to-many relationship's members.
-    enum ToManyQuery: Sendable {
+    package enum ToManyQuery: Sendable {
         /// Some member matches (any member when nil): `contains(where:)`, `!isEmpty`.
         case any(QueryExpression?)
         /// Every member matches: `allSatisfy`.
@@ -70,7 +70,7 @@ indirect enum QueryExpression: Sendable {
 
     /// String operations. Each is evaluated in SQL by a function that calls
     /// the same Swift code `Predicate.evaluate` runs, so both agree exactly.
-    enum StringOperation: String, Sendable {
+    package enum StringOperation: String, Sendable {
         /// `a.contains(b)`, comparing Characters.
         case contains
         /// `a.starts(with: b)`, comparing Characters.
@@ -93,13 +93,20 @@ indirect enum QueryExpression: Sendable {
 /// A bound value and, when known, the attribute kind it was made for (which
 /// decides how strings and decimals compare), or for a row key, the entity
 /// whose row it names.
-struct QueryConstant: Sendable {
-    var value: SQLiteValue
-    var kind: ValueKind?
-    var entity: String? = nil
+package struct QueryConstant: Sendable {
+    package var value: SQLiteValue
+    package var kind: ValueKind?
+    package var entity: String? = nil
 
-    static let null = QueryConstant(value: .null, kind: nil)
-    static func bool(_ value: Bool) -> QueryConstant { QueryConstant(value: .integer(value ? 1 : 0), kind: .bool) }
+    /// A constant with its value's kind; `entity` for a row key of that entity.
+    package init(value: SQLiteValue, kind: ValueKind?, entity: String? = nil) {
+        self.value = value
+        self.kind = kind
+        self.entity = entity
+    }
+
+    package static let null = QueryConstant(value: .null, kind: nil)
+    package static func bool(_ value: Bool) -> QueryConstant { QueryConstant(value: .integer(value ? 1 : 0), kind: .bool) }
 }
 
 /// A property reached from the object in scope `scope` (0 is the fetched
@@ -110,11 +117,11 @@ struct QueryConstant: Sendable {
 /// object reached so far when it is an object of that entity or of a
 /// subentity, otherwise none, so that what follows reads NULL, as Swift's
 /// optional chaining reads nil.
-struct PropertyReference: Hashable, Sendable {
-    var scope: Int
-    var path: [String]
+package struct PropertyReference: Hashable, Sendable {
+    package var scope: Int
+    package var path: [String]
 
-    init(scope: Int = 0, path: [String]) {
+    package init(scope: Int = 0, path: [String]) {
         self.scope = scope
         self.path = path
     }

@@ -1,19 +1,19 @@
 import Foundation
 
 /// A compiled SELECT: its SQL, with `?1`, `?2`, … for the bound values.
-struct CompiledQuery: Sendable {
-    var sql: String
-    var bindings: [SQLiteValue]
+package struct CompiledQuery: Sendable {
+    package var sql: String
+    package var bindings: [SQLiteValue]
 
     /// Binds the values to a prepared statement of `sql`.
-    func bind(to statement: Statement) throws {
+    package func bind(to statement: Statement) throws {
         for (index, value) in bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
     }
 }
 
 /// One key of an ORDER BY.
-struct QueryOrdering: Sendable {
-    enum Key: Sendable {
+package struct QueryOrdering: Sendable {
+    package enum Key: Sendable {
         /// An attribute of the fetched entity, or of an object reached through to-one relationships.
         case property(PropertyReference)
         /// The row key: `persistentModelID`'s order within one entity.
@@ -25,8 +25,8 @@ struct QueryOrdering: Sendable {
     /// `LocalizedStringComparator.localizedStandard` and `.localized`.
     enum StringOrder: Sendable { case swift, lexical, localizedStandard, localized }
 
-    var key: Key
-    var descending: Bool
+    package var key: Key
+    package var descending: Bool
     var stringOrder: StringOrder = .swift
 }
 
@@ -43,7 +43,7 @@ struct QueryOrdering: Sendable {
 /// ends stay well within it: `PredicateTranslator` refuses predicates deeper
 /// than 200 levels, and the filter language's parser bounds a filter's
 /// nesting and its number of conditions.
-struct QuerySQLBuilder {
+package struct QuerySQLBuilder {
     /// The deepest expression compiled.
     static let maximumDepth = 500
 
@@ -124,7 +124,7 @@ struct QuerySQLBuilder {
     /// `columns` receives the root alias. The order always ends with the row
     /// key, so that equal keys keep the order of their rows.
     /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
-    static func select(
+    package static func select(
         schema: Schema, entity: Schema.Entity, columns: (String) -> String, where condition: QueryExpression?,
         orderBy: [QueryOrdering], limit: Int?, offset: Int?, ownRowsOnly: Bool = false
     ) throws(ModelStoreError) -> CompiledQuery {
@@ -145,7 +145,7 @@ struct QuerySQLBuilder {
 
     /// Builds `SELECT count(*) FROM … WHERE …`.
     /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
-    static func count(schema: Schema, entity: Schema.Entity, where condition: QueryExpression?) throws(ModelStoreError) -> CompiledQuery {
+    package static func count(schema: Schema, entity: Schema.Entity, where condition: QueryExpression?) throws(ModelStoreError) -> CompiledQuery {
         var builder = QuerySQLBuilder(schema: schema, entity: entity)
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         var sql = "SELECT count(*) \(builder.fromClause)"

@@ -1,6 +1,12 @@
 import Foundation
 
 extension QueryOrdering {
+    /// An ordering by `key` with Swift's string order (store-tool's sort keys).
+    package init(key: Key, descending: Bool) {
+        self.key = key
+        self.descending = descending
+    }
+
     /// The ORDER BY key of a sort descriptor: an attribute of `T`, an
     /// attribute reached through to-one relationships (`\Stop.trip?.name`),
     /// or `persistentModelID`.

@@ -9,7 +9,7 @@ extension Connection {
     /// How long a statement waits for another connection's lock before it
     /// fails with `SQLITE_BUSY`; 0 fails at once.
     /// - Throws: `SQLiteError`.
-    func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
+    package func setBusyTimeout(milliseconds: Int32) throws(SQLiteError) {
         try check(sqlite3_busy_timeout(handle, max(0, milliseconds)), handle, path: path)
     }
 
@@ -18,7 +18,7 @@ extension Connection {
     /// other connections write. `progress` gets (pages copied, total pages).
     /// - Throws: `SQLiteError` when the destination cannot be written, or the
     ///   source stays locked.
-    func backup(to destination: String, progress: (Int, Int) -> Void = { _, _ in }) throws(SQLiteError) {
+    package func backup(to destination: String, progress: (Int, Int) -> Void = { _, _ in }) throws(SQLiteError) {
         let target = try Connection(location: destination, mode: .create)
         guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
             throw makeError(sqlite3_errcode(target.handle), target.handle, sql: nil, path: destination)
@@ -46,14 +46,14 @@ extension Connection {
 extension Statement {
     /// True when the statement does not write to the database
     /// (`sqlite3_stmt_readonly`).
-    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 }
 
 extension Connection {
     /// The number of statements in `sql` (comments and empty statements
     /// between semicolons do not count).
     /// - Throws: `SQLiteError` when a statement does not compile.
-    static func statementCount(_ sql: String, on connection: Connection) throws(SQLiteError) -> Int {
+    package static func statementCount(_ sql: String, on connection: Connection) throws(SQLiteError) -> Int {
         var count = 0
         var failure: Int32 = SQLITE_OK
         let utf8 = Array(sql.utf8CString)

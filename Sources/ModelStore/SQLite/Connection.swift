@@ -9,9 +9,9 @@ import Foundation
 /// A connection is not thread-safe and belongs to one isolation domain (the
 /// context that owns it). Prepared statements are cached per SQL text, because
 /// preparing costs far more than running a small statement.
-final class Connection {
+package final class Connection {
     /// How to open the file.
-    enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// Read and write; create the file when it does not exist.
         case create
         /// Read and write an existing file.
@@ -45,7 +45,7 @@ final class Connection {
     ///     (used for shared in-memory databases).
     ///   - displayPath: what errors call the database.
     /// - Throws: `SQLiteError` when the file cannot be opened or configured.
-    init(location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode) throws(SQLiteError) {
+    package init(location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode) throws(SQLiteError) {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -128,7 +128,7 @@ final class Connection {
     /// cached one is still stepping (a query that runs again inside its own
     /// loop, as loading nested relationships does), a new one is prepared.
     /// - Throws: `SQLiteError` when the SQL does not compile.
-    func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
+    package func cachedStatement(_ sql: String) throws(SQLiteError) -> Statement {
         if isInAbandonedTransaction { try rollBack() }
         if let statement = statementCache[sql] {
             if statement.isRunning { return try Statement(connection: self, sql: sql) }
@@ -142,7 +142,7 @@ final class Connection {
 
     /// Prepares a statement that is not cached, for SQL that runs once.
     /// - Throws: `SQLiteError` when the SQL does not compile.
-    func prepare(_ sql: String) throws(SQLiteError) -> Statement {
+    package func prepare(_ sql: String) throws(SQLiteError) -> Statement {
         if isInAbandonedTransaction { try rollBack() }
         return try Statement(connection: self, sql: sql)
     }
@@ -152,10 +152,10 @@ final class Connection {
     }
 
     /// The key of the row the last successful INSERT added.
-    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
-    var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// True while `withReadSnapshot` holds its read transaction open.
     private(set) var isHoldingReadSnapshot = false
@@ -181,7 +181,7 @@ final class Connection {
     /// transaction ends first, the write commits on its own, and a new
     /// snapshot begins after it: a save is never held back until a block of
     /// reads ends.
-    func transaction<T>(_ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
         if isHoldingReadSnapshot { return try endingReadSnapshot { try transaction(body) } }
         if isInAbandonedTransaction { try rollBack() }
         if !isAutocommit { return try savepoint("modelstore_nested", body) }
@@ -203,7 +203,7 @@ final class Connection {
     /// pay for one transaction, not one per statement. Nested, or inside a
     /// write transaction, it just runs `body`.
     /// - Throws: whatever `body` throws, or `SQLiteError` from BEGIN.
-    func withReadSnapshot<T>(_ body: () throws -> T) throws -> T {
+    package func withReadSnapshot<T>(_ body: () throws -> T) throws -> T {
         if isInAbandonedTransaction { try rollBack() }
         guard isAutocommit else { return try body() }
         try execute("BEGIN DEFERRED TRANSACTION")
@@ -283,6 +283,6 @@ final class Connection {
 
 /// Quotes an SQL identifier (a table or column name) so that any name, even
 /// one with quotes or spaces, is read as a name and never as SQL.
-func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

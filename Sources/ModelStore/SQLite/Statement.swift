@@ -9,14 +9,14 @@ var transientDestructor: sqlite3_destructor_type {
 
 /// The storage class SQLite reports for one column of the current row.
 @usableFromInline
-enum ColumnStorage: Int32, Sendable {
+package enum ColumnStorage: Int32, Sendable {
     case integer = 1  // SQLITE_INTEGER
     case real = 2  // SQLITE_FLOAT
     case text = 3  // SQLITE_TEXT
     case blob = 4  // SQLITE_BLOB
     case null = 5  // SQLITE_NULL
 
-    var name: String {
+    package var name: String {
         switch self {
         case .integer: "INTEGER"
         case .real: "REAL"
@@ -67,7 +67,7 @@ public final class Statement {
     /// `false` when the statement has finished.
     /// - Throws: `SQLiteError` for a constraint failure, a busy database, I/O errors.
     @discardableResult
-    func step() throws(SQLiteError) -> Bool {
+    package func step() throws(SQLiteError) -> Bool {
         if !isRunning {
             isRunning = true
             connection.statementDidStart(sql)
@@ -87,13 +87,13 @@ public final class Statement {
 
     /// Runs the statement to completion, ignoring any rows.
     /// - Throws: `SQLiteError` as `step()` does.
-    func run() throws(SQLiteError) {
+    package func run() throws(SQLiteError) {
         while try step() {}
         reset()
     }
 
     /// Makes the statement ready to run again and clears its bindings.
-    func reset() {
+    package func reset() {
         // The step that failed already reported its error; reset's result repeats it.
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
@@ -111,15 +111,15 @@ public final class Statement {
 
     // MARK: Binding (1-based indexes)
 
-    func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
         try checkBinding(sqlite3_bind_int64(handle, index, value))
     }
 
-    func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
         try checkBinding(sqlite3_bind_double(handle, index, value))
     }
 
-    func bind(_ value: String, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: String, at index: Int32) throws(SQLiteError) {
         var value = value
         let code = value.withUTF8 { buffer in
             // An empty buffer may have no base address, and SQLite binds a NULL
@@ -132,7 +132,7 @@ public final class Statement {
         try checkBinding(code)
     }
 
-    func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
         let code = value.withUnsafeBytes { buffer in
             // A zero-length blob, not NULL, for empty Data.
             guard let base = buffer.baseAddress else {
@@ -158,7 +158,7 @@ public final class Statement {
 
     /// Binds a dynamically typed value; used by code that handles values
     /// whose type is only known at run time (schema records, the CLI).
-    func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+    package func bind(_ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
         switch value {
         case .null: try bindNull(at: index)
         case .integer(let v): try bind(v, at: index)
@@ -170,9 +170,9 @@ public final class Statement {
 
     // MARK: Reading (0-based column indexes)
 
-    var columnCount: Int32 { sqlite3_column_count(handle) }
+    package var columnCount: Int32 { sqlite3_column_count(handle) }
 
-    func columnName(_ column: Int32) -> String {
+    package func columnName(_ column: Int32) -> String {
         sqlite3_column_name(handle, column).map { String(cString: $0) } ?? ""
     }
 
@@ -182,11 +182,11 @@ public final class Statement {
         sqlite3_column_type(handle, column) == SQLITE_NULL
     }
 
-    func storage(at column: Int32) -> ColumnStorage {
+    package func storage(at column: Int32) -> ColumnStorage {
         ColumnStorage(rawValue: sqlite3_column_type(handle, column)) ?? .null
     }
 
-    func int64(at column: Int32) -> Int64 {
+    package func int64(at column: Int32) -> Int64 {
         sqlite3_column_int64(handle, column)
     }
 
@@ -194,7 +194,7 @@ public final class Statement {
         sqlite3_column_double(handle, column)
     }
 
-    func string(at column: Int32) -> String {
+    package func string(at column: Int32) -> String {
         guard let text = sqlite3_column_text(handle, column) else { return "" }
         let count = Int(sqlite3_column_bytes(handle, column))
         return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
@@ -219,7 +219,7 @@ public final class Statement {
     }
 
     /// Reads a column as a dynamically typed value.
-    func value(at column: Int32) -> SQLiteValue {
+    package func value(at column: Int32) -> SQLiteValue {
         switch storage(at: column) {
         case .null: .null
         case .integer: .integer(int64(at: column))

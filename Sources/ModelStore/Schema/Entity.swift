@@ -111,7 +111,7 @@ extension Schema {
         /// The properties in ordinal order: for an entity built from a model
         /// class, the order the class declares them; otherwise its attributes,
         /// then its relationships. Ordinal N is column N + 1 of `SELECT`s.
-        var slots: [PropertySlot] {
+        package var slots: [PropertySlot] {
             if let runtime {
                 var attributeIndex = 0
                 var relationshipIndex = 0
@@ -140,11 +140,11 @@ extension Schema {
     }
 
     /// One property of an entity, by ordinal.
-    enum PropertySlot {
+    package enum PropertySlot {
         case attribute(Attribute)
         case relationship(Relationship)
 
-        var name: String {
+        package var name: String {
             switch self {
             case .attribute(let attribute): attribute.name
             case .relationship(let relationship): relationship.name
@@ -152,7 +152,7 @@ extension Schema {
         }
 
         /// The column of the entity's table that holds the property, if any.
-        var column: String? {
+        package var column: String? {
             switch self {
             case .attribute(let attribute): attribute.name
             case .relationship(let relationship): relationship.foreignKeyColumn

@@ -1,7 +1,7 @@
 /// An entity together with the SQL that reads and writes its table, built
 /// once per container and shared by every context and object of the entity.
-final class EntityTable: Sendable {
-    let entity: Schema.Entity
+package final class EntityTable: Sendable {
+    package let entity: Schema.Entity
     /// The identifier of the store the table is in, part of every object's
     /// `PersistentIdentifier`.
     let storeIdentifier: String
@@ -11,10 +11,10 @@ final class EntityTable: Sendable {
     /// False when that store is read-only (`allowsSave: false`).
     let storeAllowsSave: Bool
     /// The properties by ordinal.
-    let slots: [Schema.PropertySlot]
+    package let slots: [Schema.PropertySlot]
     /// The ordinals of the properties that have a column in this table
     /// (attributes and foreign keys), ascending.
-    let columnOrdinals: [Int]
+    package let columnOrdinals: [Int]
     /// The model class's relationships; nil when the entity was not built from a class.
     let relationships: ModelRelationships?
     /// Those of them declared with `forwardsChanges: true`.
@@ -29,20 +29,20 @@ final class EntityTable: Sendable {
     /// `SELECT _pk, a, b, …, _version FROM "Entity"` (no WHERE): column N + 1
     /// is the property with ordinal N, NULL for a relationship without a
     /// column here; the row version is the last column (`versionColumn`).
-    let selectSQL: String
+    package let selectSQL: String
     /// Selects one row by primary key.
-    let selectByKeySQL: String
+    package let selectByKeySQL: String
     /// Inserts every column. For an entity with unique attributes it is an
     /// upsert that returns the row's key: a conflicting row is updated
     /// instead, as SwiftData does for `.unique`.
-    let insertSQL: String
+    package let insertSQL: String
     /// True when `insertSQL` returns the row's key (an upsert). Otherwise the
     /// key is `sqlite3_last_insert_rowid`: RETURNING makes SQLite collect the
     /// returned rows in a temporary table, which costs more than the insert.
-    let insertReturnsKey: Bool
-    let countSQL: String
+    package let insertReturnsKey: Bool
+    package let countSQL: String
     /// The SQL table: the entity's own, or its hierarchy root's.
-    let tableName: String
+    package let tableName: String
     /// Where the entity is in a class hierarchy; nil outside one.
     let hierarchy: HierarchyMembership?
     /// The entities whose rows a SELECT of this table returns, in schema
@@ -58,7 +58,7 @@ final class EntityTable: Sendable {
     /// superentity cover every subentity's ordinals.
     let versionColumn: Int32
 
-    var name: String { entity.name }
+    package var name: String { entity.name }
     /// The first column after those a SELECT that makes objects reads (the
     /// version, and a hierarchy's entity column).
     var firstExtraColumn: Int32 { hierarchy == nil ? versionColumn + 1 : entityColumnIndex + 1 }
@@ -162,7 +162,7 @@ final class EntityTable: Sendable {
     /// lock (no row changed: somebody else wrote or deleted it). Without
     /// `bumpsVersion` (a dynamic edit completing a row it inserted in the
     /// same transaction), the version stays.
-    func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals, checksVersion: Bool = false, bumpsVersion: Bool = true) -> String {
+    package func updateSQL<Ordinals: Sequence<Int>>(ordinals: Ordinals, checksVersion: Bool = false, bumpsVersion: Bool = true) -> String {
         let version = quoteIdentifier(rowVersionColumn)
         let assignments = ordinals.compactMap { slots[$0].column }.map { "\(quoteIdentifier($0)) = ?" }
             + (bumpsVersion ? ["\(version) = \(version) + 1"] : [])

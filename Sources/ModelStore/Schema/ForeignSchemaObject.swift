@@ -9,8 +9,8 @@
 /// (which only keeps functions with side effects out of them). A file whose
 /// schema holds such an object could make ModelStore's own saves write rows
 /// nobody asked for, so ModelStore refuses to open it for writing
-/// (`ModelStoreError.foreignSchemaObjects`); `DynamicStore` opens it
-/// read-only and lists the objects, and its `check()` reports each one.
+/// (`ModelStoreError.foreignSchemaObjects`); store-tool opens it
+/// read-only and lists the objects, and its `check` reports each one.
 public struct ForeignSchemaObject: Sendable, Hashable, CustomStringConvertible {
     /// What kind of object it is.
     public enum Kind: String, Sendable, CaseIterable {

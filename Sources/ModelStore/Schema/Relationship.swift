@@ -92,12 +92,12 @@ extension Schema {
 
 extension Schema.Relationship {
     /// The `(min, max)` counts that are actually limits (SwiftData uses 0 for none).
-    var countLimits: (minimum: Int?, maximum: Int?) {
+    package var countLimits: (minimum: Int?, maximum: Int?) {
         (minimumModelCount.flatMap { $0 > 0 ? $0 : nil }, maximumModelCount.flatMap { $0 > 0 ? $0 : nil })
     }
 
     /// The column of this entity's table that holds the link, if there is one.
-    var foreignKeyColumn: String? {
+    package var foreignKeyColumn: String? {
         if case .foreignKey(let column, _) = storage { return column }
         return nil
     }

@@ -2,9 +2,9 @@
 /// schema (storage) and its inverse's. Shared by the typed context and the
 /// dynamic layer, so that both read and write links the same way. Pure string
 /// building: names are quoted, keys are bound.
-enum RelationshipSQL {
+package enum RelationshipSQL {
     /// `IN (…)` over a JSON array of keys bound as one parameter.
-    static let inKeys = "IN (SELECT value FROM json_each(?))"
+    package static let inKeys = "IN (SELECT value FROM json_each(?))"
 
     /// `SELECT holder, related` for the holders whose keys are bound at
     /// parameter 1 as a JSON array (see `jsonKeys`), one row per link. Nil
@@ -34,7 +34,7 @@ enum RelationshipSQL {
     }
 
     /// Which holders a SELECT of related rows is for.
-    enum Holders {
+    package enum Holders {
         /// The holder whose key is bound at parameter 1.
         case one
         /// The holders whose keys are bound at parameter 1 as a JSON array.
@@ -54,7 +54,7 @@ enum RelationshipSQL {
     ///
     /// `destinationColumns` are the destination's select columns for alias
     /// `t` (`EntityTable.selectColumns`), `destinationTable` its table.
-    static func relatedRows(
+    package static func relatedRows(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationColumns columns: String,
         destinationTable: String, holders: Holders
     ) -> String? {
@@ -95,7 +95,7 @@ enum RelationshipSQL {
     /// whose key is bound at parameter 1, in the order `relatedRows` loads
     /// them (position NULL when the link has no order column). Nil for a
     /// to-one or unresolved storage.
-    static func storedLinks(
+    package static func storedLinks(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationTable: String? = nil
     ) -> String? {
         let key = quoteIdentifier(primaryKeyColumn)
@@ -122,7 +122,7 @@ enum RelationshipSQL {
     /// A scalar subquery that counts the objects a to-many holds for the
     /// holder whose key is the SQL expression `holderKey`. Nil for a to-one
     /// or unresolved storage.
-    static func countExpression(
+    package static func countExpression(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, holderKey: String, destinationTable: String? = nil
     ) -> String? {
         switch relationship.storage {

@@ -16,7 +16,7 @@ extension Schema {
     /// The name of the table that holds `entityName`'s objects: its root
     /// entity's (itself for an entity without superentity, or a name the
     /// schema does not hold).
-    func tableName(of entityName: String) -> String {
+    package func tableName(of entityName: String) -> String {
         guard let entity = entity(named: entityName), entity.superentityName != nil else { return entityName }
         return rootEntity(of: entity)?.name ?? entityName
     }
@@ -24,7 +24,7 @@ extension Schema {
     /// The condition that keeps a SELECT of the hierarchy's table (aliased
     /// `qualifier`) to `entity`'s rows and its subentities'; nil for an
     /// entity without superentity, whose table's rows are all its own.
-    func rowCondition(of entity: Entity, qualifier: String) -> String? {
+    package func rowCondition(of entity: Entity, qualifier: String) -> String? {
         guard entity.superentityName != nil else { return nil }
         let names = entityWithSubentities(entity).map { sqlStringLiteral($0.name) }
         return "\(qualifier).\(quoteIdentifier(entityColumn)) IN (\(names.joined(separator: ", ")))"
@@ -33,7 +33,7 @@ extension Schema {
     /// The condition that keeps a SELECT of the hierarchy's table to
     /// `entity`'s own rows, without its subentities'; nil for an entity
     /// outside a hierarchy.
-    func ownRowCondition(of entity: Entity, qualifier: String) -> String? {
+    package func ownRowCondition(of entity: Entity, qualifier: String) -> String? {
         guard entity.superentityName != nil || hasSubentities(entity) else { return nil }
         return "\(qualifier).\(quoteIdentifier(entityColumn)) = \(sqlStringLiteral(entity.name))"
     }

@@ -21,7 +21,7 @@
 /// and its SQL for a CHECK constraint.
 ///
 /// Tables or columns the record lists but the file lacks are not foreign
-/// objects; `DynamicStore.check()` reports them as damage.
+/// objects; store-tool's `check` reports them as damage.
 struct SchemaAudit {
     private struct ExpectedTable {
         let sql: String

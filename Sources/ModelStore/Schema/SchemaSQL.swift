@@ -1,6 +1,6 @@
 /// The SQL text (DDL) for a schema's tables. Pure string building: names are
 /// always quoted with `quoteIdentifier`, and no value is ever spliced in.
-enum SchemaSQL {
+package enum SchemaSQL {
     /// Every statement that creates a schema's tables and indexes, in an
     /// order SQLite accepts (foreign keys may name tables created later).
     /// A class hierarchy is one table (see `Schema.storageLayout()`).
@@ -113,7 +113,7 @@ enum SchemaSQL {
     /// Ordinals in `omitting` are selected as NULL (a partial fetch).
     /// With `version`, the row version follows at column `slots.count + 1`
     /// (objects remember it; see `EntityTable.versionSelect`).
-    static func selectColumns(
+    package static func selectColumns(
         _ slots: [Schema.PropertySlot], qualifier: String?, omitting: PropertyBitSet = PropertyBitSet(),
         version: VersionSelect? = nil
     ) -> String {
@@ -132,7 +132,7 @@ enum SchemaSQL {
 }
 
 /// How a SELECT that makes objects reads the row version.
-enum VersionSelect: Sendable {
+package enum VersionSelect: Sendable {
     /// The table has the column.
     case column
     /// A store of format 2 opened read-only: the table has no version

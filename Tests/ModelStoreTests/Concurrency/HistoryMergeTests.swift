@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// Other processes' commits merged through the change history: only the
 /// rows they changed are read again. Two containers on one file stand for

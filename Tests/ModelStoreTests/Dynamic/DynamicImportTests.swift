@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 @Suite("Dynamic layer: importing JSONL records")
 struct DynamicImportTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 @Suite("Dynamic layer: a store opened by path, objects as entity + values")
 struct DynamicStoreTests {

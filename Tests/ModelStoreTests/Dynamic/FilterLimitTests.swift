@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// The filter language's limits, in process: every pass over a filter is
 /// recursive, so its nesting, its conditions and its list values are bounded.

@@ -1,5 +1,6 @@
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 @Suite("Filter language: parsing")
 struct FilterParserTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 @Suite("Dynamic values: strict parsing and readable text")
 struct ValueTextTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// The names of the vehicles' classes and names, as a polymorphic fetch gives them.
 private func fleet<Vehicle: PersistentModel>(_ context: ModelContext, _ type: Vehicle.Type, name: KeyPath<Vehicle, String>)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// Saves of long to-many relationships: every edit (adds, removes,
 /// reorders, moves) is stored in exactly the order the app holds, whichever

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// Store files made hostile by hand: every attack is refused with a typed
 /// error before anything is written, no foreign SQL runs, and the file is

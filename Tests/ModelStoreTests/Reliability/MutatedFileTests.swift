@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 /// Damaged store files: flipped bits, overwritten pages, truncation, a bad
 /// header, a WAL from another database. Opening, reading, checking and

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+@testable import ModelStoreDynamic
 
 enum RecordMood: String, Codable, CaseIterable, Sendable { case calm, busy }
 enum RecordLevel: Int, Codable, CaseIterable, Sendable { case low = 1, high = 5 }

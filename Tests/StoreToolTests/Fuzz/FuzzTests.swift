@@ -1,5 +1,6 @@
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 import Testing
 
 /// A model with an attribute of every kind the value parser knows, for

@@ -8,6 +8,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `export STORE [ENTITY …] --format json|jsonl|csv [--output FILE]`.
 struct Export: ParsableCommand {
@@ -99,7 +100,7 @@ struct Export: ParsableCommand {
     private func exportJSON(_ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output, _ progress: ProgressLine) throws {
         sink.line(try DynamicExchange.header(schema: store.schema))
         for (index, entity) in entities.enumerated() {
-            sink.line((index == 0 ? "" : ",") + DynamicExchange.quote(entity.name) + ":[")
+            sink.line((index == 0 ? "" : ",") + ValueJSON.quote(entity.name) + ":[")
             var first = true
             var done = 0
             let total = try store.count(entity.name)

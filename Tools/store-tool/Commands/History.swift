@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `history STORE`: the store's change history (`DynamicStore.history`), and
 /// its pruning (`DynamicStore.pruneHistory`).

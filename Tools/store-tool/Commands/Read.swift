@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `list STORE ENTITY`.
 struct List: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `schema STORE [ENTITY]`.
 struct SchemaCommand: ParsableCommand {

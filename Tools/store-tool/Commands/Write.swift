@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// `set STORE Entity:ID key=value …`.
 struct SetCommand: ParsableCommand {

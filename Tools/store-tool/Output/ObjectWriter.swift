@@ -1,4 +1,5 @@
 import ModelStore
+import ModelStoreDynamic
 
 /// Prints a stream of objects in one format, in constant memory: a table
 /// measures its columns on the first rows and then streams with those

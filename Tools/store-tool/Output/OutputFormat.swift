@@ -1,5 +1,6 @@
 import ArgumentParser
 import ModelStore
+import ModelStoreDynamic
 
 /// How objects are printed.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -21,7 +22,7 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
 /// JSON text written by hand, so that objects stream without building a tree.
 enum JSONText {
     /// A JSON string literal, escaped as the library's exports escape it.
-    static func string(_ text: String) -> String { DynamicExchange.quote(text) }
+    static func string(_ text: String) -> String { ValueJSON.quote(text) }
 
     /// A value as JSON: numbers and Bools as themselves, JSON values
     /// embedded, everything else as its readable text.

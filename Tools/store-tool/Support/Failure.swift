@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 
 /// store-tool's exit codes, documented in the README.
 enum ExitStatus: Int32 {

@@ -9,7 +9,7 @@ public struct ValueCodingFailure: Error, Sendable, Equatable, CustomStringConver
     public let reason: String
 
     @usableFromInline
-    init(_ reason: String) { self.reason = reason }
+    package init(_ reason: String) { self.reason = reason }
 
     @usableFromInline
     static func mismatch(expected: String, found: ColumnStorage) -> ValueCodingFailure {

@@ -1,13 +1,14 @@
 import Foundation
+import ModelStore
 
 /// What an edit did: the object before (nil for an insert) and after.
-public struct DynamicWriteResult: Sendable {
+package struct DynamicWriteResult: Sendable {
     /// The object edited or inserted.
-    public let id: ObjectID
+    package let id: ObjectID
     /// Its values before the edit; nil for an insert.
-    public let before: DynamicObject?
+    package let before: DynamicObject?
     /// Its values after the edit (also for a dry run, which then rolled back).
-    public let after: DynamicObject
+    package let after: DynamicObject
 }
 
 extension DynamicStore {
@@ -26,7 +27,7 @@ extension DynamicStore {
     ///   `.invalidEdit`, `.validationFailed`), `ModelStoreError.unknownProperty`,
     ///   `.readOnlyStore`, `.relationshipCount`, `.danglingReference`,
     ///   `.saveFailed`; `SQLiteError` (a lock held past the busy timeout).
-    public func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
+    package func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: id.entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: false)
         return try writeTransaction(dryRun: dryRun) {
@@ -46,7 +47,7 @@ extension DynamicStore {
     /// constant initial value); every other non-optional attribute and
     /// every non-optional to-one must be given.
     /// - Throws: as `update`.
-    public func insert(_ entity: String, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
+    package func insert(_ entity: String, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: true)
         return try writeTransaction(dryRun: dryRun) {

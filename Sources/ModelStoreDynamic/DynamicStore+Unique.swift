@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // Unique values of the dynamic layer: a `.unique` attribute and a `#Unique`
 // list are both rules over a tuple of attributes. An insert through the

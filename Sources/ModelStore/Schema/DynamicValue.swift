@@ -2,21 +2,21 @@ import Foundation
 
 /// An object named by entity and row key, as store-tool writes it:
 /// `Trip:1` (the same text as a `PersistentIdentifier`'s description).
-public struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The entity's name.
-    public var entity: String
+    package var entity: String
     /// The row's primary key.
-    public var key: Int64
+    package var key: Int64
 
     /// Creates an identifier.
-    public init(entity: String, key: Int64) {
+    package init(entity: String, key: Int64) {
         self.entity = entity
         self.key = key
     }
 
     /// Reads `Entity:ID`; nil when the text has another form (the entity is
     /// not checked against a schema here).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         let entity = String(text[..<colon])
         let digits = text[text.index(after: colon)...]
@@ -28,16 +28,16 @@ public struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible 
     }
 
     /// `Entity:ID`.
-    public var description: String { "\(entity):\(key)" }
+    package var description: String { "\(entity):\(key)" }
 
     /// Orders by entity, then key.
-    public static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { (lhs.entity, lhs.key) < (rhs.entity, rhs.key) }
+    package static func < (lhs: ObjectID, rhs: ObjectID) -> Bool { (lhs.entity, lhs.key) < (rhs.entity, rhs.key) }
 }
 
 /// One value of a dynamic object: an attribute's value with its Swift kind,
 /// or a relationship's objects. Values are read and written through the same
 /// `ColumnValue` code as typed models, so both agree on every stored form.
-public enum DynamicValue: Hashable, Sendable {
+package enum DynamicValue: Hashable, Sendable {
     case null
     case bool(Bool)
     /// Every integer kind; a narrower kind's range is checked when parsed.
@@ -60,14 +60,14 @@ public enum DynamicValue: Hashable, Sendable {
     case count(Int)
 
     /// True for `.null`.
-    public var isNull: Bool { self == .null }
+    package var isNull: Bool { self == .null }
 }
 
 extension DynamicValue {
     /// Reads column `column` of the statement's current row as `attribute`'s
     /// kind, with the checks typed models apply (range, 0/1 Bools, valid
     /// JSON, NULL only when optional).
-    static func decode(
+    package static func decode(
         _ attribute: Schema.Attribute, from statement: Statement, column: Int32
     ) throws(ValueCodingFailure) -> DynamicValue {
         if statement.storage(at: column) == .null {
@@ -106,7 +106,7 @@ extension DynamicValue {
     /// Binds the value as its column stores it, through the same
     /// `ColumnValue` code the typed save uses.
     /// - Throws: `ValueCodingFailure` or `SQLiteError`.
-    func bind(to statement: Statement, at index: Int32) throws {
+    package func bind(to statement: Statement, at index: Int32) throws {
         switch self {
         case .null, .objects, .count: try statement.bindNull(at: index)
         case .bool(let value): try value._encode(into: statement, at: index)
@@ -124,7 +124,7 @@ extension DynamicValue {
     }
 
     /// The value as its column stores it, for query constants.
-    var storedValue: SQLiteValue {
+    package var storedValue: SQLiteValue {
         switch self {
         case .null, .objects, .count: .null
         case .bool(let value): .integer(value ? 1 : 0)

@@ -1,3 +1,5 @@
+import ModelStore
+
 /// One token of store-tool's filter language, with its 1-based column.
 struct FilterToken: Equatable {
     enum Kind: Equatable {

@@ -1,8 +1,13 @@
 import Foundation
 
+// Values as JSON text, losslessly: the form of store-tool's exports and
+// imports, and of the values the change history records. They live with the
+// schema's values (not in the dynamic layer) because the context writes and
+// reads history with them.
+
 /// A JSON value as an export file holds it: integers and reals kept apart,
 /// so that an `Int64` survives exactly.
-public enum ExchangeJSON: Sendable, Equatable, Decodable {
+package enum ExchangeJSON: Sendable, Equatable, Decodable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -13,7 +18,7 @@ public enum ExchangeJSON: Sendable, Equatable, Decodable {
 
     /// Decodes any JSON value.
     /// - Throws: `DecodingError` when the input is not JSON.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -33,70 +38,36 @@ public enum ExchangeJSON: Sendable, Equatable, Decodable {
     }
 
     /// Compact JSON text with sorted keys (the form typed models store).
-    public var text: String {
+    package var text: String {
         switch self {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
         case .int(let value): String(value)
-        case .double(let value): DynamicExchange.number(value)
-        case .string(let value): DynamicExchange.quote(value)
+        case .double(let value): ValueJSON.number(value)
+        case .string(let value): ValueJSON.quote(value)
         case .array(let values): "[" + values.map(\.text).joined(separator: ",") + "]"
         case .object(let members):
-            "{" + members.keys.sorted().map { DynamicExchange.quote($0) + ":" + (members[$0]?.text ?? "null") }
+            "{" + members.keys.sorted().map { ValueJSON.quote($0) + ":" + (members[$0]?.text ?? "null") }
                 .joined(separator: ",") + "}"
         }
     }
 
     /// A short description for error messages.
-    var summary: String {
+    package var summary: String {
         switch self {
         case .null: "null"
         case .bool, .int, .double: text
-        case .string(let value): DynamicExchange.quote(value.count > 40 ? String(value.prefix(40)) + "…" : value)
+        case .string(let value): ValueJSON.quote(value.count > 40 ? String(value.prefix(40)) + "…" : value)
         case .array: "an array"
         case .object: "an object"
         }
     }
 }
 
-/// store-tool's JSON export: the schema record, then every object of each
-/// entity with its key, typed attribute values and relationships.
-///
-/// ```json
-/// {"format":"modelstore-export","version":1,"schema":{…},"entities":{
-/// "Trip":[
-/// {"key":"Trip:1","attributes":{"name":"Lisbon","startDate":1749513600.0},"relationships":{"stops":["Stop:2","Stop:1"]}}
-/// ]}}
-/// ```
-///
-/// Values are lossless: dates are seconds since 1970, `Data` base64,
-/// decimals, UUIDs and URLs strings, Codable values their JSON, non-finite
-/// reals `"nan"`, `"inf"`, `"-inf"`; a to-one is `"Entity:ID"` or null, a
-/// to-many an ordered array of them.
-public enum DynamicExchange {
-    /// The value of the file's `format` member.
-    public static let formatName = "modelstore-export"
-    /// The version of the file's layout.
-    public static let version = 1
-
-    /// The opening of an export file, up to the first entity.
-    /// - Throws: `EncodingError`, which plain schema values do not cause.
-    public static func header(schema: Schema) throws -> String {
-        let schemaText = String(decoding: try schema.recordData(), as: UTF8.self)
-        return "{\"format\":\(quote(formatName)),\"version\":\(version),\"schema\":\(schemaText),\"entities\":{"
-    }
-
-    /// One object as a record: `{"key":…,"attributes":{…},"relationships":{…}}`.
-    /// To-manys must hold their members (`includesToManyMembers`).
-    public static func record(_ object: DynamicObject, entity: Schema.Entity) -> String {
-        let attributes = entity.attributes.map { quote($0.name) + ":" + json(object[$0.name] ?? .null) }
-        let relationships = entity.relationships.map { quote($0.name) + ":" + json(object[$0.name] ?? .null) }
-        return "{\"key\":\(quote(object.id.description)),\"attributes\":{" + attributes.joined(separator: ",")
-            + "},\"relationships\":{" + relationships.joined(separator: ",") + "}}"
-    }
-
+/// Dynamic values as lossless JSON text, and JSON back as values of a kind.
+package enum ValueJSON {
     /// A value as lossless JSON text.
-    public static func json(_ value: DynamicValue) -> String {
+    package static func json(_ value: DynamicValue) -> String {
         switch value {
         case .null: "null"
         case .bool(let value): value ? "true" : "false"
@@ -116,13 +87,13 @@ public enum DynamicExchange {
     }
 
     /// A finite real as the shortest JSON number that reads back exactly.
-    static func number(_ value: Double) -> String {
+    package static func number(_ value: Double) -> String {
         guard value.isFinite else { return "null" }
         return "\(value)"
     }
 
     /// A JSON string literal; control characters escaped.
-    public static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -142,7 +113,7 @@ public enum DynamicExchange {
 
     /// Reads an export value as an attribute of `kind`; nil with the reason
     /// when it has another type. `null` is handled by the caller.
-    static func value(_ json: ExchangeJSON, as kind: ValueKind) -> Result<DynamicValue, ValueCodingFailure> {
+    package static func value(_ json: ExchangeJSON, as kind: ValueKind) -> Result<DynamicValue, ValueCodingFailure> {
         do throws(ValueCodingFailure) {
             switch (kind, json) {
             case (.bool, .bool(let value)): return .success(.bool(value))
@@ -182,74 +153,6 @@ public enum DynamicExchange {
         case .date: "seconds since 1970 or an ISO 8601 string"
         case .decimal: "a decimal as a string"
         default: ValueText.isInteger(kind) ? "an integer (\(kind.rawValue))" : ValueText.expectation(for: kind)
-        }
-    }
-}
-
-/// A JSON export file, read: the schema it records and its records.
-public struct DynamicExportFile: Sendable {
-    /// One exported object, before it is checked against a schema.
-    public struct Record: Sendable, Decodable {
-        /// The entity it was exported from (the member of `entities` it is in).
-        public var entity: String = ""
-        /// Its exported key, `Entity:ID`.
-        public var key: String
-        /// Attribute values by name.
-        public var attributes: [String: ExchangeJSON]?
-        /// Relationships by name: `"Entity:ID"`, null, or an array of them.
-        public var relationships: [String: ExchangeJSON]?
-
-        private enum CodingKeys: String, CodingKey { case key, attributes, relationships }
-    }
-
-    private struct Shape: Decodable {
-        var format: String
-        var version: Int
-        var schema: Schema
-        var entities: [String: [Record]]
-    }
-
-    /// The schema record of the exported store.
-    public let schema: Schema
-    /// Every record, entity by entity (sorted by name), in file order within one.
-    public let records: [Record]
-
-    /// Reads an export file.
-    /// - Throws: `DynamicStoreError.invalidImport` with one line when the
-    ///   data is not a ModelStore JSON export of a version this reads.
-    public init(data: Data) throws(DynamicStoreError) {
-        let shape: Shape
-        do {
-            shape = try JSONDecoder().decode(Shape.self, from: data)
-        } catch let error as DecodingError {
-            throw .invalidImport(["the file is not a ModelStore JSON export: \(Self.describe(error))"])
-        } catch {
-            throw .invalidImport(["the file is not a ModelStore JSON export: \(error)"])
-        }
-        guard shape.format == DynamicExchange.formatName else {
-            throw .invalidImport(["the file's format is '\(shape.format)', not '\(DynamicExchange.formatName)'"])
-        }
-        guard shape.version <= DynamicExchange.version else {
-            throw .invalidImport(["the export has layout version \(shape.version); this ModelStore reads up to \(DynamicExchange.version)"])
-        }
-        schema = shape.schema
-        records = shape.entities.keys.sorted().flatMap { name in
-            (shape.entities[name] ?? []).map { record in
-                var record = record
-                record.entity = name
-                return record
-            }
-        }
-    }
-
-    static func describe(_ error: DecodingError) -> String {
-        switch error {
-        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
-            .valueNotFound(_, let context):
-            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
-        @unknown default:
-            return "\(error)"
         }
     }
 }

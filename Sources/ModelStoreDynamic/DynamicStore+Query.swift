@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // Filters and sort keys of the dynamic layer, compiled by the library's
 // query compiler (`QuerySQLBuilder`), the same one that compiles #Predicate.
@@ -13,7 +14,7 @@ extension DynamicStore {
 
     /// Checks a filter against `entity` without running it.
     /// - Throws: as `forEach` does for a bad filter.
-    public func validateFilter(_ filter: String, entity: String) throws {
+    package func validateFilter(_ filter: String, entity: String) throws {
         let table = try table(named: entity)
         let expression = try filterExpression(filter, entity: table.entity)
         _ = try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: expression)

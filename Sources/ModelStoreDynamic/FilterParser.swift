@@ -1,3 +1,5 @@
+import ModelStore
+
 /// store-tool's filter language, parsed into a syntax tree that
 /// `FilterResolver` types against a schema and turns into the library's
 /// query IR (`QueryExpression`), which the query compiler turns into SQL.

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // The writing half of a dynamic edit: attribute columns through the entity
 // table's UPDATE, links through the library's `LinkWriter`, with the checks

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// Types a parsed filter against a schema and turns it into the library's
 /// query IR. Property names are resolved through to-one relationships;

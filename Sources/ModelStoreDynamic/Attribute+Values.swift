@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // What the schema record says about an attribute's values, applied by the
 // dynamic layer: an enum's cases limit the values `set`, `insert` and
@@ -8,7 +9,7 @@ import Foundation
 extension Schema.Attribute {
     /// The Swift type's name as people write it: `TripStatus`, not
     /// `Optional<TripStatus>`.
-    public var typeName: String {
+    package var typeName: String {
         if swiftType.hasPrefix("Optional<"), swiftType.hasSuffix(">") { return String(swiftType.dropFirst(9).dropLast()) }
         return swiftType
     }
@@ -16,7 +17,7 @@ extension Schema.Attribute {
     /// Why `value` is not one of the enum's recorded cases, naming the value
     /// and every case; nil when it is one, when it is nil, or when the record
     /// holds no cases for the attribute.
-    public func caseProblem(_ value: DynamicValue) -> String? {
+    package func caseProblem(_ value: DynamicValue) -> String? {
         guard let enumCases, !value.isNull else { return nil }
         let cases = enumCases.compactMap { try? ValueText.parse($0, as: kind) }
         guard !cases.contains(value) else { return nil }
@@ -28,7 +29,7 @@ extension Schema.Attribute {
     /// the record holds none.
     /// - Throws: `ValueCodingFailure` when the recorded text does not parse
     ///   (a record edited by hand).
-    public func recordedDefault() throws(ValueCodingFailure) -> DynamicValue? {
+    package func recordedDefault() throws(ValueCodingFailure) -> DynamicValue? {
         guard let defaultValue else { return nil }
         do {
             return try ValueText.parse(defaultValue, as: kind)

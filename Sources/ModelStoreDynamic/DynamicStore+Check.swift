@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 extension DynamicStore {
     /// Checks the file and the store's own invariants and returns one line
@@ -13,7 +14,7 @@ extension DynamicStore {
     /// limits. Join rows that lead nowhere are foreign-key problems. Reads
     /// row by row.
     /// - Throws: `SQLiteError` when the file cannot be read at all.
-    public func check(progress: (String) -> Void = { _ in }) throws -> [String] {
+    package func check(progress: (String) -> Void = { _ in }) throws -> [String] {
         var problems: [String] = foreignSchemaObjects.map {
             "foreign: \($0): ModelStore did not make it, and SQLite would run it on writes; the store opens read-only until it is removed"
         }

@@ -5,10 +5,10 @@ import Foundation
 ///
 /// Parsing never guesses: "123abc" is not an Int, "2025-13-01" is not a date,
 /// "1.5" is not an Int, and a value outside the kind's range is an error.
-public enum ValueText {
+package enum ValueText {
     /// Parses `text` as a value of `kind`.
     /// - Throws: `ValueCodingFailure` saying what was expected.
-    public static func parse(_ text: String, as kind: ValueKind) throws(ValueCodingFailure) -> DynamicValue {
+    package static func parse(_ text: String, as kind: ValueKind) throws(ValueCodingFailure) -> DynamicValue {
         switch kind {
         case .bool:
             switch text {
@@ -56,7 +56,7 @@ public enum ValueText {
     }
 
     /// True for the integer kinds.
-    static func isInteger(_ kind: ValueKind) -> Bool {
+    package static func isInteger(_ kind: ValueKind) -> Bool {
         switch kind {
         case .int, .int8, .int16, .int32, .int64, .uint, .uint8, .uint16, .uint32, .uint64: true
         default: false
@@ -64,7 +64,7 @@ public enum ValueText {
     }
 
     /// What a value of `kind` looks like, for error messages.
-    static func expectation(for kind: ValueKind) -> String {
+    package static func expectation(for kind: ValueKind) -> String {
         switch kind {
         case .bool: "true or false"
         case .double, .float: "a number"
@@ -80,7 +80,7 @@ public enum ValueText {
     }
 
     /// The values an integer kind can hold (as stored: 64-bit signed).
-    static func integerRange(of kind: ValueKind) -> ClosedRange<Int64> {
+    package static func integerRange(of kind: ValueKind) -> ClosedRange<Int64> {
         switch kind {
         case .int8: Int64(Int8.min)...Int64(Int8.max)
         case .int16: Int64(Int16.min)...Int64(Int16.max)
@@ -99,7 +99,7 @@ public enum ValueText {
 
     /// `text` as compact JSON with sorted keys, as typed models store it.
     /// - Throws: `ValueCodingFailure` when it is not JSON.
-    static func canonicalJSON(_ text: String) throws(ValueCodingFailure) -> String {
+    package static func canonicalJSON(_ text: String) throws(ValueCodingFailure) -> String {
         do {
             let object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .fragmentsAllowed])
@@ -112,7 +112,7 @@ public enum ValueText {
     /// Parses `2025-05-14`, `2025-05-14T09:30`, `2025-05-14T09:30:00Z`,
     /// `2025-05-14T09:30:00.250+02:00` (no zone means UTC). Nil for anything else,
     /// including impossible dates.
-    public static func parseISO8601(_ text: String) -> Date? {
+    package static func parseISO8601(_ text: String) -> Date? {
         let pattern = /([0-9]{4})-([0-9]{2})-([0-9]{2})(?:[T ]([0-9]{2}):([0-9]{2})(?::([0-9]{2})(\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:?[0-9]{2})?)?/
         guard let match = text.wholeMatch(of: pattern) else { return nil }
         var components = DateComponents()
@@ -145,7 +145,7 @@ public enum ValueText {
 
     /// ISO 8601 in UTC: `2025-05-14T09:30:00Z`, with the fraction of a
     /// second when there is one (to the microsecond).
-    public static func formatISO8601(_ date: Date) -> String {
+    package static func formatISO8601(_ date: Date) -> String {
         let seconds = date.timeIntervalSince1970
         let whole = seconds.rounded(.down)
         var text = Date(timeIntervalSince1970: whole).formatted(.iso8601)
@@ -162,7 +162,7 @@ public enum ValueText {
     /// The value as people read it: dates ISO 8601, UUIDs, enums by raw
     /// value, JSON compact, data as base64, a to-one as `Entity:ID`, a
     /// to-many as its identifiers (or its count), nil as `nil`.
-    public static func format(_ value: DynamicValue) -> String {
+    package static func format(_ value: DynamicValue) -> String {
         switch value {
         case .null: "nil"
         case .bool(let value): value ? "true" : "false"
@@ -181,7 +181,7 @@ public enum ValueText {
         }
     }
 
-    static func formatDouble(_ value: Double) -> String {
+    package static func formatDouble(_ value: Double) -> String {
         if value.isNaN { return "nan" }
         if value.isInfinite { return value < 0 ? "-inf" : "inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // The other side of a dynamic edit. The typed API mirrors a relationship
 // change into the inverse of every object gained or lost (a stop moved to

@@ -1,20 +1,21 @@
 import Foundation
+import ModelStore
 
 /// What deleting objects does, worked out by the library's delete planner
 /// before anything is written: the objects deleted (the given ones and those
 /// cascades reach), the links cleared, and the `.deny` rules that block.
-public struct DynamicDeletePlan: Sendable, Equatable {
+package struct DynamicDeletePlan: Sendable, Equatable {
     /// Every object that would be deleted, sorted.
-    public var deleted: [ObjectID]
+    package var deleted: [ObjectID]
     /// The to-one links that would be cleared: object and property.
-    public var nullified: [(object: ObjectID, property: String)]
+    package var nullified: [(object: ObjectID, property: String)]
     /// The holders whose `.deny` rules block the delete, with the blockers.
-    public var blocked: [(object: ObjectID, relationship: String, blockers: [ObjectID])]
+    package var blocked: [(object: ObjectID, relationship: String, blockers: [ObjectID])]
 
     /// True when a `.deny` rule blocks the delete.
-    public var isBlocked: Bool { !blocked.isEmpty }
+    package var isBlocked: Bool { !blocked.isEmpty }
 
-    public static func == (lhs: DynamicDeletePlan, rhs: DynamicDeletePlan) -> Bool {
+    package static func == (lhs: DynamicDeletePlan, rhs: DynamicDeletePlan) -> Bool {
         lhs.deleted == rhs.deleted && lhs.nullified.map { "\($0.object).\($0.property)" } == rhs.nullified.map { "\($0.object).\($0.property)" }
             && lhs.blocked.map { "\($0.object).\($0.relationship)\($0.blockers)" } == rhs.blocked.map { "\($0.object).\($0.relationship)\($0.blockers)" }
     }
@@ -24,13 +25,13 @@ extension DynamicStore {
     /// The plan for deleting these objects, with the delete rules the typed
     /// `save()` applies (the same planner).
     /// - Throws: `DynamicStoreError.objectNotFound`, `.unknownEntity`; `SQLiteError`.
-    public func deletePlan(_ ids: [ObjectID]) throws -> DynamicDeletePlan {
+    package func deletePlan(_ ids: [ObjectID]) throws -> DynamicDeletePlan {
         try makePlan(ids).description
     }
 
     /// The objects of `entity` that `filter` selects (all without one).
     /// - Throws: as `forEach`.
-    public func objectIDs(_ entity: String, filter: String?) throws -> [ObjectID] {
+    package func objectIDs(_ entity: String, filter: String?) throws -> [ObjectID] {
         let table = try table(named: entity)
         let select = try QuerySQLBuilder.select(
             schema: schema, entity: table.entity, columns: { "\($0).\(quoteIdentifier(primaryKeyColumn))" },
@@ -48,7 +49,7 @@ extension DynamicStore {
     ///   (nothing is written), `.danglingReference` when a `.noAction` rule
     ///   leaves a reference; as `deletePlan`.
     @discardableResult
-    public func delete(_ ids: [ObjectID], dryRun: Bool = false) throws -> DynamicDeletePlan {
+    package func delete(_ ids: [ObjectID], dryRun: Bool = false) throws -> DynamicDeletePlan {
         try writeTransaction(dryRun: dryRun) {
             let (plan, description) = try makePlan(ids)
             if let denial = plan.denials.first { throw denial.error }

@@ -1,36 +1,37 @@
 import Foundation
+import ModelStore
 
 /// One transaction of a store's change history, as store-tool shows it.
-public struct DynamicHistoryTransaction: Sendable, Equatable {
+package struct DynamicHistoryTransaction: Sendable, Equatable {
     /// One changed row.
-    public struct Change: Sendable, Equatable {
+    package struct Change: Sendable, Equatable {
         /// The changed row.
-        public let id: ObjectID
+        package let id: ObjectID
         /// `insert`, `update` or `delete`.
-        public let kind: String
+        package let kind: String
         /// For an update, the names of the properties it changed; nil otherwise.
-        public let properties: [String]?
+        package let properties: [String]?
         /// For a delete, the values of the attributes marked
         /// `.preserveValueOnDeletion` as a JSON object in the export form;
         /// nil otherwise, and when the entity preserves none.
-        public let tombstone: String?
+        package let tombstone: String?
     }
 
     /// The history token (`--since` and `--prune-before` take it).
-    public let token: Int64
+    package let token: Int64
     /// When the save began.
-    public let timestamp: Date
+    package let timestamp: Date
     /// The saving context's author (`store-tool` for store-tool's edits).
-    public let author: String?
+    package let author: String?
     /// The saving app's bundle identifier, or its process name.
-    public let bundleIdentifier: String
+    package let bundleIdentifier: String
     /// The saving process's id.
-    public let processIdentifier: String
+    package let processIdentifier: String
     /// The changes, in the order recorded.
-    public let changes: [Change]
+    package let changes: [Change]
 
     /// How many rows it inserted, updated and deleted.
-    public var counts: (inserted: Int, updated: Int, deleted: Int) {
+    package var counts: (inserted: Int, updated: Int, deleted: Int) {
         changes.reduce(into: (0, 0, 0)) { counts, change in
             switch change.kind {
             case "insert": counts.0 += 1
@@ -42,19 +43,19 @@ public struct DynamicHistoryTransaction: Sendable, Equatable {
 }
 
 /// What `DynamicStore.history` read.
-public struct DynamicHistory: Sendable {
+package struct DynamicHistory: Sendable {
     /// The transactions, oldest first.
-    public let transactions: [DynamicHistoryTransaction]
+    package let transactions: [DynamicHistoryTransaction]
     /// The latest token the store issued (0 when none), whether or not its
     /// transaction is still kept.
-    public let latestToken: Int64
+    package let latestToken: Int64
     /// When the history after the `since` token cannot be complete, why (some
     /// transactions after it were pruned, or the store never issued it);
     /// nil otherwise.
-    public let sinceProblem: String?
+    package let sinceProblem: String?
     /// False for a store without history tables (a read-only store of a
     /// format before 3).
-    public let isRecorded: Bool
+    package let isRecorded: Bool
 }
 
 extension DynamicStore {
@@ -64,7 +65,7 @@ extension DynamicStore {
     /// - Throws: `SQLiteError`; `ModelStoreError.invalidValue` for a history
     ///   row not of the documented layout.
     /// - Complexity: O(transactions read and their changes).
-    public func history(since: Int64? = nil, author: String? = nil, limit: Int? = nil) throws -> DynamicHistory {
+    package func history(since: Int64? = nil, author: String? = nil, limit: Int? = nil) throws -> DynamicHistory {
         try connection.withReadSnapshot {
             guard try ChangeHistory.exists(connection: connection) else {
                 return DynamicHistory(transactions: [], latestToken: 0, sinceProblem: nil, isRecorded: false)
@@ -97,7 +98,7 @@ extension DynamicStore {
     /// - Throws: `ModelStoreError.readOnlyStore` when opened read-only;
     ///   `.saveFailed` naming the history table (a lock held past the busy
     ///   timeout is its `SQLITE_BUSY`).
-    public func pruneHistory(before token: Int64, dryRun: Bool = false) throws -> Int {
+    package func pruneHistory(before token: Int64, dryRun: Bool = false) throws -> Int {
         try writeTransaction(dryRun: dryRun) {
             guard try ChangeHistory.exists(connection: connection) else { return 0 }
             let tokens = try ChangeHistory.tokens(in: HistoryRange(before: token), connection: connection)

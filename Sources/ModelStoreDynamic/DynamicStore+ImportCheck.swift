@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 // The check pass of an import: every record against the store's schema, in
 // one read of the file, keeping only what the checks need (the keys seen,
@@ -183,7 +184,7 @@ extension DynamicStore {
                 values[name] = .null
                 continue
             }
-            switch DynamicExchange.value(json, as: attribute.kind) {
+            switch ValueJSON.value(json, as: attribute.kind) {
             case .success(let value):
                 if let problem = attribute.caseProblem(value) { problems.append("\(id).\(name): \(problem)") }
                 values[name] = value

@@ -1,48 +1,49 @@
 import Foundation
+import ModelStore
 
 /// One object of a store opened without the app's code: its identifier and
 /// its values by property name (attributes, to-ones as `.object`, to-manys
 /// as `.objects` or `.count`).
-public struct DynamicObject: Sendable, Equatable {
+package struct DynamicObject: Sendable, Equatable {
     /// `Entity:ID`.
-    public let id: ObjectID
+    package let id: ObjectID
     /// The values by property name.
-    public var values: [String: DynamicValue]
+    package var values: [String: DynamicValue]
 
     /// Creates an object from its values.
-    public init(id: ObjectID, values: [String: DynamicValue]) {
+    package init(id: ObjectID, values: [String: DynamicValue]) {
         self.id = id
         self.values = values
     }
 
     /// The value of the property `name`; nil when there is no such property.
-    public subscript(name: String) -> DynamicValue? { values[name] }
+    package subscript(name: String) -> DynamicValue? { values[name] }
 }
 
 /// Which objects of an entity to read, in which order, and how many.
-public struct DynamicQuery: Sendable {
+package struct DynamicQuery: Sendable {
     /// The entity's name.
-    public var entity: String
+    package var entity: String
     /// A filter in store-tool's language (`age > 30 and name contains "x"`).
-    public var filter: String?
+    package var filter: String?
     /// Sort keys: a property name (or `a.b` through to-ones), with `:desc`
     /// for descending. Objects that compare equal stay in key order.
-    public var sort: [String]
+    package var sort: [String]
     /// At most this many objects.
-    public var limit: Int?
+    package var limit: Int?
     /// Skip this many objects first.
-    public var offset: Int?
+    package var offset: Int?
     /// Read to-many relationships as their objects' identifiers; otherwise
     /// as counts (cheaper).
-    public var includesToManyMembers: Bool
+    package var includesToManyMembers: Bool
     /// For an entity in a class hierarchy: also read its subentities' rows
     /// (as objects of `entity`, with its properties). False reads only the
     /// rows of `entity` itself, so that a whole-store export lists each row
     /// once, under its own entity.
-    public var includesSubentities: Bool
+    package var includesSubentities: Bool
 
     /// Creates a query; without a filter it reads every object of `entity`.
-    public init(
+    package init(
         entity: String, filter: String? = nil, sort: [String] = [], limit: Int? = nil, offset: Int? = nil,
         includesToManyMembers: Bool = false, includesSubentities: Bool = true
     ) {
@@ -63,7 +64,7 @@ extension DynamicStore {
     ///   `ModelStoreError.unknownProperty`, `.unsupportedQuery`, or
     ///   `.invalidValue` for a stored value that does not fit its type;
     ///   `SQLiteError`; what `body` throws.
-    public func forEach(_ query: DynamicQuery, _ body: (DynamicObject) throws -> Void) throws {
+    package func forEach(_ query: DynamicQuery, _ body: (DynamicObject) throws -> Void) throws {
         let table = try table(named: query.entity)
         let select = try selectStatement(query, table: table)
         let statement = try prepareFiltered(select.sql, filter: query.filter)
@@ -77,7 +78,7 @@ extension DynamicStore {
 
     /// The objects the query selects, as an array (see `forEach` to stream).
     /// - Throws: as `forEach`.
-    public func objects(_ query: DynamicQuery) throws -> [DynamicObject] {
+    package func objects(_ query: DynamicQuery) throws -> [DynamicObject] {
         var result: [DynamicObject] = []
         try forEach(query) { result.append($0) }
         return result
@@ -85,7 +86,7 @@ extension DynamicStore {
 
     /// The number of objects the filter selects (all without one).
     /// - Throws: as `forEach`.
-    public func count(_ entity: String, filter: String?) throws -> Int {
+    package func count(_ entity: String, filter: String?) throws -> Int {
         let table = try table(named: entity)
         let compiled = try countQuery(filter, table: table)
         let statement = try prepareFiltered(compiled.sql, filter: filter)
@@ -97,7 +98,7 @@ extension DynamicStore {
     /// The object with this identifier, to-many relationships with their
     /// members; nil when there is none.
     /// - Throws: `DynamicStoreError.unknownEntity`; `ModelStoreError.invalidValue`; `SQLiteError`.
-    public func object(_ id: ObjectID) throws -> DynamicObject? {
+    package func object(_ id: ObjectID) throws -> DynamicObject? {
         let table = try table(named: id.entity)
         let statement = try connection.prepare(table.selectByKeySQL)
         try statement.bind(id.key, at: 1)
@@ -109,7 +110,7 @@ extension DynamicStore {
 
     /// The object with this identifier.
     /// - Throws: `DynamicStoreError.objectNotFound` when there is none; as `object(_:)`.
-    public func existingObject(_ id: ObjectID) throws -> DynamicObject {
+    package func existingObject(_ id: ObjectID) throws -> DynamicObject {
         guard let object = try object(id) else { throw DynamicStoreError.objectNotFound(id) }
         return object
     }

@@ -1,10 +1,11 @@
 import Foundation
+import ModelStore
 
 /// The records an import reads, once to check them and again to write them:
 /// a JSON export held in memory (`DynamicExportFile`), or a JSONL file of
 /// records (one per line, as `export --format jsonl` writes them) streamed
 /// line by line, so that parsing it takes memory for one line at a time.
-public enum DynamicImportSource: Sendable {
+package enum DynamicImportSource: Sendable {
     /// A JSON export, read whole. Its records may refer only to each other.
     case export(DynamicExportFile)
     /// A JSONL file of records of any entities (each record's entity is the
@@ -16,7 +17,7 @@ public enum DynamicImportSource: Sendable {
     /// object with a `key`), otherwise a JSON export, read whole.
     /// - Throws: `DynamicStoreError.invalidImport` with one line when the
     ///   file cannot be read or is not an export.
-    public static func open(path: String) throws -> DynamicImportSource {
+    package static func open(path: String) throws -> DynamicImportSource {
         let reader = try LineReader(path: path)
         var first: ArraySlice<UInt8>?
         while let line = try reader.nextLine() {
@@ -35,7 +36,7 @@ public enum DynamicImportSource: Sendable {
     }
 
     /// The schema an export records; nil for JSONL, which records none.
-    public var schema: Schema? {
+    package var schema: Schema? {
         if case .export(let file) = self { return file.schema }
         return nil
     }

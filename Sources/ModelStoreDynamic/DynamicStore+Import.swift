@@ -1,29 +1,30 @@
 import Foundation
+import ModelStore
 
 /// What an import wrote (or, for a dry run, would write).
-public struct DynamicImportResult: Sendable {
+package struct DynamicImportResult: Sendable {
     /// The new identifier of each imported object, by its key in the file.
-    public let keys: [ObjectID: ObjectID]
+    package let keys: [ObjectID: ObjectID]
     /// The number of objects imported per entity, in the store's entity order.
-    public let counts: [(entity: String, count: Int)]
+    package let counts: [(entity: String, count: Int)]
 }
 
 /// How far an import is: the phase (`checking`, `inserting`, `linking`) and
 /// the records done, of `total` when known.
-public struct DynamicImportProgress: Sendable {
+package struct DynamicImportProgress: Sendable {
     /// What the import is doing.
-    public let phase: String
+    package let phase: String
     /// Records done in this phase.
-    public let done: Int
+    package let done: Int
     /// Records in the file, once the check has counted them.
-    public let total: Int?
+    package let total: Int?
 }
 
 extension DynamicStore {
     /// Imports a JSON export (`DynamicExportFile`) into this store, in one
     /// transaction; see `importObjects(from:dryRun:progress:)`.
     /// - Throws: as `importObjects(from:dryRun:progress:)`.
-    public func importObjects(_ file: DynamicExportFile, dryRun: Bool = false) throws -> DynamicImportResult {
+    package func importObjects(_ file: DynamicExportFile, dryRun: Bool = false) throws -> DynamicImportResult {
         try importObjects(from: .export(file), dryRun: dryRun)
     }
 
@@ -49,7 +50,7 @@ extension DynamicStore {
     ///   `.relationshipCount`, `.danglingReference`, `.saveFailed`;
     ///   `DynamicStoreError.validationFailed`; `SQLiteError` (a lock held
     ///   past the busy timeout).
-    public func importObjects(
+    package func importObjects(
         from source: DynamicImportSource, dryRun: Bool = false, progress: (DynamicImportProgress) -> Void = { _ in }
     ) throws -> DynamicImportResult {
         let stamp = try source.stamp()

@@ -1,23 +1,24 @@
 import Foundation
+import ModelStore
 
 /// One edit of a property, as store-tool's `set` and `insert` take it:
 /// `key=value` (set), `key+=Entity:ID` and `key-=Entity:ID` (add to or
 /// remove from a to-many), `key:=JSON` (set from a JSON value, so that
 /// `notes:=null` and `notes:="nil"` can be told apart).
-public struct DynamicEdit: Sendable, Equatable {
+package struct DynamicEdit: Sendable, Equatable {
     /// What the edit does.
-    public enum Operation: String, Sendable {
+    package enum Operation: String, Sendable {
         case set = "=", add = "+=", remove = "-="
     }
 
     /// The property's name.
-    public var property: String
-    public var operation: Operation
+    package var property: String
+    package var operation: Operation
     /// The value as text, parsed later by the property's type; nil for nil.
-    public var value: String?
+    package var value: String?
 
     /// Creates an edit.
-    public init(property: String, operation: Operation, value: String?) {
+    package init(property: String, operation: Operation, value: String?) {
         self.property = property
         self.operation = operation
         self.value = value
@@ -27,7 +28,7 @@ public struct DynamicEdit: Sendable, Equatable {
     /// `=`, the text `nil` means nil (for an optional String holding the
     /// text "nil", write `key:="nil"`).
     /// - Throws: `DynamicStoreError.invalidEdit`.
-    public init(parsing text: String) throws(DynamicStoreError) {
+    package init(parsing text: String) throws(DynamicStoreError) {
         guard let equals = text.firstIndex(of: "=") else {
             throw .invalidEdit(text, reason: "write key=value, key+=Entity:ID, key-=Entity:ID or key:=JSON")
         }

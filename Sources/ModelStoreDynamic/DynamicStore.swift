@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// A store opened by path, without the app's model types: its schema is the
 /// one the store records, and objects are entity + values
@@ -17,23 +18,23 @@ import Foundation
 /// ```
 ///
 /// Not thread-safe: use one `DynamicStore` from one isolation domain.
-public final class DynamicStore {
+package final class DynamicStore {
     /// The file's path.
-    public let path: String
+    package let path: String
     /// The schema the store records, resolved (inverses and storage).
-    public let schema: Schema
+    package let schema: Schema
     /// True when opened read-only: every edit throws `readOnlyStore`.
-    public let isReadOnly: Bool
+    package let isReadOnly: Bool
     /// The store format version recorded in the file.
-    public let formatVersion: Int
+    package let formatVersion: Int
     /// The store's identifier (a UUID), recorded when it was created.
-    public let storeIdentifier: String
+    package let storeIdentifier: String
     /// Every value of the metadata table, as stored.
-    public let metadata: [String: SQLiteValue]
+    package let metadata: [String: SQLiteValue]
     /// Schema objects in the file that ModelStore did not make (triggers,
     /// views, CHECK constraints, …). Only a read-only store can have any: a
     /// writable open of such a file throws `foreignSchemaObjects`.
-    public var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
+    package var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
     let store: Store
     let connection: Connection
     /// The changes of the write transaction in progress, recorded in the
@@ -55,7 +56,7 @@ public final class DynamicStore {
     ///   `.foreignSchemaObjects` when the file holds schema objects ModelStore
     ///   did not make and `readOnly` is false (read-only, such a file opens,
     ///   and `foreignSchemaObjects` lists them).
-    public init(path: String, readOnly: Bool = true, busyTimeout: Duration = .seconds(5)) throws {
+    package init(path: String, readOnly: Bool = true, busyTimeout: Duration = .seconds(5)) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ModelStoreError.cannotOpen(path: path, reason: "no such file")
@@ -81,7 +82,7 @@ public final class DynamicStore {
     /// another store's record or an export), with no objects.
     /// - Throws: `ModelStoreError.cannotOpen` when the file exists or cannot
     ///   be created; `.invalidSchema`.
-    public static func create(path: String, schema: Schema) throws -> DynamicStore {
+    package static func create(path: String, schema: Schema) throws -> DynamicStore {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ModelStoreError.cannotOpen(path: path, reason: "the file already exists")
         }
@@ -107,7 +108,7 @@ public final class DynamicStore {
 
     /// The entity named `name`.
     /// - Throws: `DynamicStoreError.unknownEntity` with the closest names.
-    public func entity(named name: String) throws(DynamicStoreError) -> Schema.Entity {
+    package func entity(named name: String) throws(DynamicStoreError) -> Schema.Entity {
         guard let entity = schema.entity(named: name) else {
             throw .unknownEntity(name, suggestions: Suggestions.closest(to: name, in: schema.entities.map(\.name)))
         }
@@ -122,7 +123,7 @@ public final class DynamicStore {
     }
 
     /// The names of `entity`'s properties closest to `name`, for "did you mean".
-    public func suggestions(forProperty name: String, of entity: Schema.Entity) -> [String] {
+    package func suggestions(forProperty name: String, of entity: Schema.Entity) -> [String] {
         Suggestions.closest(to: name, in: entity.attributes.map(\.name) + entity.relationships.map(\.name))
     }
 
@@ -135,20 +136,20 @@ public final class DynamicStore {
 
     /// The number of objects of `entity`.
     /// - Throws: `DynamicStoreError.unknownEntity`; `SQLiteError`.
-    public func count(_ entity: String) throws -> Int {
+    package func count(_ entity: String) throws -> Int {
         let statement = try connection.prepare(try table(named: entity).countSQL)
         _ = try statement.step()
         return Int(statement.int64(at: 0))
     }
 
     /// The file's size in bytes (without its write-ahead log).
-    public var fileSize: Int64 {
+    package var fileSize: Int64 {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     /// SQLite's journal mode of the file (`wal`, `delete`, …).
     /// - Throws: `SQLiteError`.
-    public func journalMode() throws -> String {
+    package func journalMode() throws -> String {
         let statement = try connection.prepare("PRAGMA journal_mode")
         guard try statement.step() else { return "unknown" }
         return statement.string(at: 0)
@@ -158,7 +159,7 @@ public final class DynamicStore {
     /// API: a consistent snapshot even while others write.
     /// - Throws: `ModelStoreError.cannotOpen` when `destination` exists;
     ///   `SQLiteError` when it cannot be written.
-    public func backup(to destination: String, progress: (Int, Int) -> Void = { _, _ in }) throws {
+    package func backup(to destination: String, progress: (Int, Int) -> Void = { _, _ in }) throws {
         guard !FileManager.default.fileExists(atPath: destination) else {
             throw ModelStoreError.cannotOpen(path: destination, reason: "the file already exists; choose a new file")
         }
@@ -167,7 +168,7 @@ public final class DynamicStore {
 }
 
 /// An error of the dynamic layer: input that does not fit the store's schema.
-public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No entity has this name; `suggestions` are the closest names.
     case unknownEntity(String, suggestions: [String])
     /// No object has this identifier.
@@ -194,7 +195,7 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
     /// listed, one line each, naming the entity, the record and the property.
     case invalidImport([String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unknownEntity(let name, let suggestions):
             return "the store has no entity named '\(name)'" + Suggestions.didYouMean(suggestions)
@@ -226,13 +227,13 @@ public enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConvertib
 
 extension DynamicStoreError: LocalizedError {
     /// The same text as `description`.
-    public var errorDescription: String? { description }
+    package var errorDescription: String? { description }
 }
 
 /// "Did you mean" candidates by edit distance.
-public enum Suggestions {
+package enum Suggestions {
     /// The names within a small edit distance of `name` (case ignored), closest first.
-    public static func closest(to name: String, in names: [String]) -> [String] {
+    package static func closest(to name: String, in names: [String]) -> [String] {
         let lowered = name.lowercased()
         let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
         let limit = max(2, name.count / 3)
@@ -240,7 +241,7 @@ public enum Suggestions {
     }
 
     /// `"; did you mean 'a' or 'b'?"`, or nothing without candidates.
-    public static func didYouMean(_ names: [String]) -> String {
+    package static func didYouMean(_ names: [String]) -> String {
         guard !names.isEmpty else { return "" }
         return "; did you mean " + names.map { "'\($0)'" }.joined(separator: " or ") + "?"
     }

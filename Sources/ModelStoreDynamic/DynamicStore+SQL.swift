@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 extension DynamicStore {
     /// Runs one read-only SQL statement and calls `body` with the column
@@ -11,7 +12,7 @@ extension DynamicStore {
     ///   (a syntax error, an unknown table, column or function) or SQLite
     ///   refuses what it asks (malformed JSON, a value too big); `SQLiteError`
     ///   for anything else (a damaged file, a lock); what `body` throws.
-    public func readOnlyQuery(_ sql: String, _ body: (_ columns: [String], _ row: [SQLiteValue]) throws -> Void) throws {
+    package func readOnlyQuery(_ sql: String, _ body: (_ columns: [String], _ row: [SQLiteValue]) throws -> Void) throws {
         let count = try Self.classifyingSQLErrors { () throws(SQLiteError) in try Connection.statementCount(sql, on: connection) }
         guard count == 1 else {
             throw DynamicStoreError.notReadOnlySQL(count == 0 ? "there is no statement" : "only one statement at a time")
@@ -48,7 +49,7 @@ extension DynamicStore {
 
     /// The names of the file's tables, ModelStore's own included, sorted.
     /// - Throws: `SQLiteError`.
-    public func tableNames() throws -> [String] {
+    package func tableNames() throws -> [String] {
         let statement = try connection.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
         var names: [String] = []
         while try statement.step() { names.append(statement.string(at: 0)) }

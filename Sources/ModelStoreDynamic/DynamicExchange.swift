@@ -1,0 +1,107 @@
+import Foundation
+import ModelStore
+
+/// store-tool's JSON export: the schema record, then every object of each
+/// entity with its key, typed attribute values and relationships.
+///
+/// ```json
+/// {"format":"modelstore-export","version":1,"schema":{…},"entities":{
+/// "Trip":[
+/// {"key":"Trip:1","attributes":{"name":"Lisbon","startDate":1749513600.0},"relationships":{"stops":["Stop:2","Stop:1"]}}
+/// ]}}
+/// ```
+///
+/// Values are lossless: dates are seconds since 1970, `Data` base64,
+/// decimals, UUIDs and URLs strings, Codable values their JSON, non-finite
+/// reals `"nan"`, `"inf"`, `"-inf"`; a to-one is `"Entity:ID"` or null, a
+/// to-many an ordered array of them.
+package enum DynamicExchange {
+    /// The value of the file's `format` member.
+    package static let formatName = "modelstore-export"
+    /// The version of the file's layout.
+    package static let version = 1
+
+    /// The opening of an export file, up to the first entity.
+    /// - Throws: `EncodingError`, which plain schema values do not cause.
+    package static func header(schema: Schema) throws -> String {
+        let schemaText = String(decoding: try schema.recordData(), as: UTF8.self)
+        return "{\"format\":\(ValueJSON.quote(formatName)),\"version\":\(version),\"schema\":\(schemaText),\"entities\":{"
+    }
+
+    /// One object as a record: `{"key":…,"attributes":{…},"relationships":{…}}`.
+    /// To-manys must hold their members (`includesToManyMembers`).
+    package static func record(_ object: DynamicObject, entity: Schema.Entity) -> String {
+        let attributes = entity.attributes.map { ValueJSON.quote($0.name) + ":" + ValueJSON.json(object[$0.name] ?? .null) }
+        let relationships = entity.relationships.map { ValueJSON.quote($0.name) + ":" + ValueJSON.json(object[$0.name] ?? .null) }
+        return "{\"key\":\(ValueJSON.quote(object.id.description)),\"attributes\":{" + attributes.joined(separator: ",")
+            + "},\"relationships\":{" + relationships.joined(separator: ",") + "}}"
+    }
+}
+
+/// A JSON export file, read: the schema it records and its records.
+package struct DynamicExportFile: Sendable {
+    /// One exported object, before it is checked against a schema.
+    package struct Record: Sendable, Decodable {
+        /// The entity it was exported from (the member of `entities` it is in).
+        package var entity: String = ""
+        /// Its exported key, `Entity:ID`.
+        package var key: String
+        /// Attribute values by name.
+        package var attributes: [String: ExchangeJSON]?
+        /// Relationships by name: `"Entity:ID"`, null, or an array of them.
+        package var relationships: [String: ExchangeJSON]?
+
+        private enum CodingKeys: String, CodingKey { case key, attributes, relationships }
+    }
+
+    private struct Shape: Decodable {
+        var format: String
+        var version: Int
+        var schema: Schema
+        var entities: [String: [Record]]
+    }
+
+    /// The schema record of the exported store.
+    package let schema: Schema
+    /// Every record, entity by entity (sorted by name), in file order within one.
+    package let records: [Record]
+
+    /// Reads an export file.
+    /// - Throws: `DynamicStoreError.invalidImport` with one line when the
+    ///   data is not a ModelStore JSON export of a version this reads.
+    package init(data: Data) throws(DynamicStoreError) {
+        let shape: Shape
+        do {
+            shape = try JSONDecoder().decode(Shape.self, from: data)
+        } catch let error as DecodingError {
+            throw .invalidImport(["the file is not a ModelStore JSON export: \(Self.describe(error))"])
+        } catch {
+            throw .invalidImport(["the file is not a ModelStore JSON export: \(error)"])
+        }
+        guard shape.format == DynamicExchange.formatName else {
+            throw .invalidImport(["the file's format is '\(shape.format)', not '\(DynamicExchange.formatName)'"])
+        }
+        guard shape.version <= DynamicExchange.version else {
+            throw .invalidImport(["the export has layout version \(shape.version); this ModelStore reads up to \(DynamicExchange.version)"])
+        }
+        schema = shape.schema
+        records = shape.entities.keys.sorted().flatMap { name in
+            (shape.entities[name] ?? []).map { record in
+                var record = record
+                record.entity = name
+                return record
+            }
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .dataCorrupted(let context), .keyNotFound(_, let context), .typeMismatch(_, let context),
+            .valueNotFound(_, let context):
+            let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return (path.isEmpty ? "" : "at \(path): ") + context.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+}
