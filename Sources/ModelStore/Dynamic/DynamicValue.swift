@@ -124,7 +124,7 @@ extension DynamicValue {
     }
 
     /// The value as its column stores it, for query constants.
-    var storedValue: SQLiteValue {
+    package var storedValue: SQLiteValue {
         switch self {
         case .null, .objects, .count: .null
         case .bool(let value): .integer(value ? 1 : 0)

@@ -9,7 +9,7 @@ import Foundation
 /// A connection is not thread-safe and belongs to one isolation domain (the
 /// context that owns it). Prepared statements are cached per SQL text, because
 /// preparing costs far more than running a small statement.
-final class Connection {
+package final class Connection {
     /// How to open the file.
     enum Mode: Sendable {
         /// Read and write; create the file when it does not exist.
@@ -114,7 +114,7 @@ final class Connection {
 
     /// Runs SQL text that may hold several statements and binds nothing.
     /// - Throws: `SQLiteError` naming the SQL.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         if isInAbandonedTransaction { try rollBack() }
         statementDidStart(sql)
         var message: UnsafeMutablePointer<CChar>?
@@ -283,6 +283,6 @@ final class Connection {
 
 /// Quotes an SQL identifier (a table or column name) so that any name, even
 /// one with quotes or spaces, is read as a name and never as SQL.
-func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

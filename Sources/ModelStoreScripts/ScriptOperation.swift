@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// One operation of a migration script. Model-level operations change the
 /// schema and need no app code; `sql` runs a block of SQL for data changes.
@@ -45,14 +46,14 @@ enum ScriptOperation {
     }
 }
 
-/// Reads the operations of a YAML script (see `ScriptYAMLParser` for the
+/// Reads the operations of a YAML script (see `ScriptYAML` for the
 /// subset and the README for the operations).
 enum ScriptReader {
     /// - Throws: `ModelStoreError.invalidMigrationScript` naming the file and line.
     static func operations(yaml text: String, file: String) throws -> [ScriptOperation] {
         let document: ScriptNode
         do {
-            document = try ScriptYAMLParser.parse(text)
+            document = try ScriptYAML.parse(text)
         } catch {
             throw ModelStoreError.invalidMigrationScript(script: file, reason: "\(error)")
         }
