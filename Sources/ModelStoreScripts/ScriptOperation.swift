@@ -231,31 +231,3 @@ enum ScriptReader {
         }
     }
 }
-
-extension ValueKind {
-    /// The Swift type a script's attribute of this kind is recorded with.
-    var swiftTypeName: String {
-        switch self {
-        case .bool: "Bool"
-        case .int: "Int"
-        case .int8: "Int8"
-        case .int16: "Int16"
-        case .int32: "Int32"
-        case .int64: "Int64"
-        case .uint: "UInt"
-        case .uint8: "UInt8"
-        case .uint16: "UInt16"
-        case .uint32: "UInt32"
-        case .uint64: "UInt64"
-        case .double: "Double"
-        case .float: "Float"
-        case .string: "String"
-        case .date: "Date"
-        case .uuid: "UUID"
-        case .data: "Data"
-        case .url: "URL"
-        case .decimal: "Decimal"
-        case .codable: "Codable"
-        }
-    }
-}
