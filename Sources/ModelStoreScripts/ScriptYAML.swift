@@ -43,8 +43,8 @@ struct ScriptSyntaxError: Error, CustomStringConvertible {
 /// Scripts written for ModelStore's earlier YAML subset read the same:
 /// mappings, lists, `[a, b]`, quoted text, comments, and literal blocks
 /// (`|` and `|-` both end at their last non-blank line, without a final
-/// newline, as the subset read them). Anchors and aliases are refused (a
-/// step is written once, where it runs); the rest of YAML is read as YAML.
+/// newline, as the subset read them). The rest of YAML is read as YAML
+/// (an alias repeats its anchor's node, whose line errors then name).
 enum ScriptYAML {
     /// Parses a document into its top-level node (an empty mapping for an empty document).
     /// - Throws: `ScriptSyntaxError` naming the line.
@@ -61,9 +61,6 @@ enum ScriptYAML {
 
     private static func node(_ node: Node, fallbackLine: Int) throws -> ScriptNode {
         let line = node.mark?.line ?? fallbackLine
-        if node.anchor != nil {
-            throw ScriptSyntaxError(line: line, message: "anchors and aliases (& and *) are not supported in migration scripts")
-        }
         switch node {
         case .scalar(let scalar):
             switch scalar.style {
@@ -76,7 +73,7 @@ enum ScriptYAML {
             var pairs: [ScriptPair] = []
             for (key, value) in mapping {
                 let keyLine = key.mark?.line ?? line
-                guard case .scalar(let name) = key, key.anchor == nil else {
+                guard case .scalar(let name) = key else {
                     throw ScriptSyntaxError(line: keyLine, message: "a key must be text")
                 }
                 var converted = try self.node(value, fallbackLine: keyLine)
@@ -87,7 +84,9 @@ enum ScriptYAML {
             }
             return .map(pairs, line: line)
         case .alias:
-            throw ScriptSyntaxError(line: line, message: "anchors and aliases (& and *) are not supported in migration scripts")
+            // Composing resolves every alias to its anchor's node; this case
+            // is only for nodes built to be written.
+            throw ScriptSyntaxError(line: line, message: "an unresolved alias")
         }
     }
 
@@ -108,7 +107,7 @@ enum ScriptYAML {
                 message += "; quote a value that contains ': '"
             } else if problem.contains("tab") || problem.contains("cannot start any token") {
                 message += "; indent with spaces, not tabs, and quote a value that starts with @, ` or %"
-            } else if problem.contains("did not find expected key") {
+            } else if problem.contains("did not find expected") {
                 message += "; quote the whole of a value that starts with a quote but goes on after it"
             }
             return ScriptSyntaxError(line: mark.line, column: mark.column, message: message)

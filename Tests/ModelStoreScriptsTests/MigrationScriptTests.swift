@@ -273,6 +273,6 @@ struct ScriptBuildingBlockTests {
         #expect(description == "quoted \"text\"")
         #expect(sql == "SELECT 1;\n  -- indented # not a comment\nSELECT 2;")
         #expect(names.compactMap { if case .scalar(let text, _) = $0 { text } else { nil } } == ["a", "b c"])
-        #expect(throws: ScriptSyntaxError.self) { try ScriptYAML.parse("steps:\n  - &anchor x\n") }
+        #expect(throws: ScriptSyntaxError.self) { try ScriptYAML.parse("steps:\n  - [a\n") }
     }
 }

@@ -119,10 +119,9 @@ struct ScriptCompatibilityTests {
         "What YAML refuses is an error naming the line",
         arguments: [
             ("steps:\n  - sql: a\nsteps: []\n", "line 1: the key steps appears twice"),
-            ("steps:\n  - &step\n    sql: a\n  - *step\n", "line 2: anchors and aliases"),
             ("steps:\n\t- sql: a\n", "line 2, column 1: found character that cannot start any token"),
-            ("steps:\n  - changeType: Trip.x\n    using: strftime('%Y: %m', x)\n", "line 3, column 23: mapping values are not allowed"),
-            ("steps:\n  - sql: \"a\" || b\n", "line 2, column 16: did not find expected key"),
+            ("steps:\n  - changeType: Trip.x\n    using: strftime('%Y: %m', x)\n", "line 3, column 24: mapping values are not allowed"),
+            ("steps:\n  - sql: \"a\" || b\n", "line 2, column 15: did not find expected comment or line break"),
             ("steps:\n  - sql: [a\n", "line 3, column 1:"),
             ("steps:\n  - ? [a]\n    : b\n", "line 2: a key must be text"),
         ])
