@@ -7,12 +7,15 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
+        .library(name: "ModelStoreScripts", targets: ["ModelStoreScripts"]),
         .executable(name: "modelstore-example", targets: ["modelstore-example"]),
         .executable(name: "store-tool", targets: ["store-tool"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // The system's libsqlite3, through a tiny module map and a shim for the
@@ -50,6 +53,19 @@ let package = Package(
             name: "ModelStoreDynamic",
             dependencies: ["ModelStore"]
         ),
+        // The migration-script engine (YAML scripts, their checksums and
+        // history), for store-tool and for apps that choose scripts: an app
+        // that imports only ModelStore builds neither Yams nor swift-crypto.
+        .target(
+            name: "ModelStoreScripts",
+            dependencies: [
+                "ModelStore", .product(name: "Yams", package: "Yams"), .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
+            name: "ModelStoreScriptsTests",
+            dependencies: ["ModelStoreScripts", "ModelStore"]
+        ),
         .executableTarget(
             name: "modelstore-example",
             dependencies: ["ModelStore"],
@@ -60,16 +76,21 @@ let package = Package(
         // dynamic layer (Sources/ModelStoreDynamic).
         .executableTarget(
             name: "store-tool",
-            dependencies: ["ModelStore", "ModelStoreDynamic", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "ModelStore", "ModelStoreDynamic", "ModelStoreScripts",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tools/store-tool"
         ),
         .testTarget(
             name: "StoreToolTests",
             dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"]
         ),
+        // The snapshot tests drive migrations with scripts; the library itself
+        // never depends on ModelStoreScripts.
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreDynamic"]
+            dependencies: ["ModelStore", "ModelStoreDynamic", "ModelStoreScripts"]
         ),
         // The child process of the reliability tests: saves and migrates while
         // the tests kill it, and runs the fault-injection sweeps (a failing

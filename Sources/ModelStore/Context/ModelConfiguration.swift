@@ -19,10 +19,10 @@ public struct ModelConfiguration: Sendable, CustomStringConvertible {
     public let allowsSave: Bool
     /// The schema this configuration stores, when it differs from the container's.
     public let schema: Schema?
-    /// A folder of migration scripts (`0001_name.yaml` or `.sql`) that
-    /// opening the store applies, in order, before any migration plan or
-    /// inferred migration; nil for none.
-    public var migrationScriptsFolder: URL?
+    /// The migration scripts that opening the store applies, in order,
+    /// before any migration plan or inferred migration; nil for none. Set
+    /// through `migrationScriptsFolder`, which ModelStoreScripts adds.
+    package var migrationScripts: (any MigrationScripts)?
     /// How migrations at open run: snapshots, data loss, transactions,
     /// busy timeout, progress.
     public var migrationOptions = MigrationOptions()

@@ -101,8 +101,8 @@ package struct StoreBootstrap {
                 }
                 // A new store already has the schema the scripts lead to:
                 // they are recorded as applied (a baseline), never run on it.
-                if let folder = configuration.migrationScriptsFolder {
-                    try ScriptFolder(url: folder).recordBaseline(schema, connection)
+                if let scripts = configuration.migrationScripts {
+                    try scripts.recordBaseline(schema, connection, through: nil)
                 }
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [
@@ -141,7 +141,7 @@ package struct StoreBootstrap {
         }
         let differences = schema.differences(from: record.schema)
         let wantsMigration =
-            record.formatVersion < Store.formatVersion || configuration.migrationScriptsFolder != nil
+            record.formatVersion < Store.formatVersion || configuration.migrationScripts != nil
             || migrationPlan != nil || !differences.isEmpty
         if configuration.allowsSave && wantsMigration {
             let migration = OpenMigration(

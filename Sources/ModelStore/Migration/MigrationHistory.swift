@@ -2,25 +2,40 @@ import Foundation
 
 /// The history table, where every migration is recorded, and the writing of
 /// the schema record that ends each migration.
-enum MigrationHistory {
+package enum MigrationHistory {
     static let table = "_modelstore_migrations"
 
     /// One row to record.
-    struct Entry {
-        var version: String?
-        var name: String
-        var kind: String
-        var checksum: String?
-        var fingerprintBefore: String
-        var fingerprintAfter: String
-        var appliedAt: Date
-        var duration: Double
-        var snapshotPath: String?
+    package struct Entry {
+        package var version: String?
+        package var name: String
+        package var kind: String
+        package var checksum: String?
+        package var fingerprintBefore: String
+        package var fingerprintAfter: String
+        package var appliedAt: Date
+        package var duration: Double
+        package var snapshotPath: String?
+
+        package init(
+            version: String? = nil, name: String, kind: String, checksum: String? = nil, fingerprintBefore: String,
+            fingerprintAfter: String, appliedAt: Date, duration: Double, snapshotPath: String? = nil
+        ) {
+            self.version = version
+            self.name = name
+            self.kind = kind
+            self.checksum = checksum
+            self.fingerprintBefore = fingerprintBefore
+            self.fingerprintAfter = fingerprintAfter
+            self.appliedAt = appliedAt
+            self.duration = duration
+            self.snapshotPath = snapshotPath
+        }
     }
 
     /// Adds a row.
     /// - Throws: `SQLiteError`.
-    static func record(_ entry: Entry, _ connection: Connection) throws {
+    package static func record(_ entry: Entry, _ connection: Connection) throws {
         let columns = [
             "version", "name", "kind", "checksum", "fingerprintBefore", "fingerprintAfter", "appliedAt", "duration",
             "snapshot",
@@ -39,7 +54,7 @@ enum MigrationHistory {
 
     /// Every recorded migration, oldest first; none when the table does not exist (format 1).
     /// - Throws: `SQLiteError`.
-    static func read(_ connection: Connection) throws -> [AppliedMigration] {
+    package static func read(_ connection: Connection) throws -> [AppliedMigration] {
         let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
         try exists.bind(table, at: 1)
         _ = try exists.step()
@@ -62,7 +77,7 @@ enum MigrationHistory {
 
     /// Replaces the schema record, its fingerprint and version.
     /// - Throws: `SQLiteError`; `EncodingError`, which schema values do not cause.
-    static func writeSchemaRecord(_ schema: Schema, _ connection: Connection) throws {
+    package static func writeSchemaRecord(_ schema: Schema, _ connection: Connection) throws {
         let record = String(decoding: try schema.recordData(), as: UTF8.self)
         let statement = try connection.prepare(
             "INSERT INTO \(quoteIdentifier(MetadataKey.table)) (\"key\", \"value\") VALUES (?, ?) "

@@ -18,6 +18,13 @@ public struct PlannedStep: Sendable, Hashable, Codable {
     public let rebuiltTables: [RebuiltTable]
     /// True when the step removes stored values (a dropped table or column).
     public let destroysData: Bool
+
+    package init(name: String, sql: [String], rebuiltTables: [RebuiltTable], destroysData: Bool) {
+        self.name = name
+        self.sql = sql
+        self.rebuiltTables = rebuiltTables
+        self.destroysData = destroysData
+    }
 }
 
 /// A migration script found in the scripts folder.
@@ -28,6 +35,12 @@ public struct MigrationScriptInfo: Sendable, Hashable, Codable {
     public let fileName: String
     /// The SHA-256 of the file's bytes, in hex.
     public let checksum: String
+
+    package init(version: String, fileName: String, checksum: String) {
+        self.version = version
+        self.fileName = fileName
+        self.checksum = checksum
+    }
 }
 
 /// One recorded migration: a script, a stage, an inferred migration or a

@@ -4,15 +4,20 @@ import Foundation
 /// script's SQL block, a format upgrade. What it does in detail (each table
 /// operation, its SQL, rows copied) is recorded while it runs, which is how
 /// a plan is made: by running on a copy of the store.
-struct MigrationStep {
+package struct MigrationStep {
     /// The step's name in progress and errors: "0003_split_full_name.yaml", "custom stage 1.0.0 → 2.0.0".
-    let name: String
+    package let name: String
     /// The work, inside the migration's transaction.
-    let run: (MigrationRunContext) throws -> Void
+    package let run: (MigrationRunContext) throws -> Void
+
+    package init(name: String, run: @escaping (MigrationRunContext) throws -> Void) {
+        self.name = name
+        self.run = run
+    }
 
     /// A step that changes the tables from one schema to another, planning
     /// its operations on the data as it is when the step runs.
-    static func schemaChange(_ change: SchemaChange, name: String) -> MigrationStep {
+    package static func schemaChange(_ change: SchemaChange, name: String) -> MigrationStep {
         MigrationStep(name: name) { context in
             let operations = try change.operations(context.connection, path: context.path)
             for operation in operations {
@@ -29,24 +34,29 @@ struct MigrationStep {
 }
 
 /// A group of steps that commit together, then record their result.
-struct MigrationTransaction {
-    var steps: [MigrationStep]
+package struct MigrationTransaction {
+    package var steps: [MigrationStep]
     /// Runs last inside the transaction: writes the schema record and history.
-    var finish: (MigrationRunContext) throws -> Void
+    package var finish: (MigrationRunContext) throws -> Void
+
+    package init(steps: [MigrationStep], finish: @escaping (MigrationRunContext) throws -> Void) {
+        self.steps = steps
+        self.finish = finish
+    }
 }
 
 /// What a running step sees: the connection, its own name, and the progress callback.
-final class MigrationRunContext {
-    let connection: Connection
+package final class MigrationRunContext {
+    package let connection: Connection
     let path: String
     let progress: (@Sendable (MigrationProgress) -> Void)?
     private(set) var stepName = ""
     private(set) var stepNumber = 0
     let stepCount: Int
     /// The snapshot taken before the first step, if any.
-    var snapshotPath: String?
+    package var snapshotPath: String?
     /// When the current transaction began, for the history's durations.
-    var transactionStart = Date()
+    package var transactionStart = Date()
     /// What the steps did, in order, as a plan shows it.
     private(set) var recorded: [PlannedStep] = []
     /// The operation of the current step that is running, for errors.
@@ -54,7 +64,7 @@ final class MigrationRunContext {
     /// The full name of what is running: "step: operation".
     var currentName: String { substep.map { "\(stepName): \($0)" } ?? stepName }
 
-    func record(_ step: PlannedStep) { recorded.append(step) }
+    package func record(_ step: PlannedStep) { recorded.append(step) }
 
     init(connection: Connection, path: String, stepCount: Int, progress: (@Sendable (MigrationProgress) -> Void)?) {
         self.connection = connection

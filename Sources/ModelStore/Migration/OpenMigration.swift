@@ -34,11 +34,11 @@ struct OpenMigration {
                         context.connection)
                 })
         }
-        if let folder = configuration.migrationScriptsFolder {
-            let scripts = try ScriptFolder(url: folder).pending(applied: try MigrationHistory.read(connection))
-            let built = try ScriptFolder.transactions(
-                scripts, from: &current, oneTransaction: configuration.migrationOptions.runsScriptsInOneTransaction)
-            transactions += built
+        if let scripts = configuration.migrationScripts {
+            transactions += try scripts.transactions(
+                applied: try MigrationHistory.read(connection), through: nil, from: &current,
+                oneTransaction: configuration.migrationOptions.runsScriptsInOneTransaction
+            ).transactions
         }
         var steps: [MigrationStep] = []
         var entries: [MigrationHistory.Entry] = []

@@ -14,7 +14,7 @@ import Foundation
 /// properties are columns of the root's table, a new subentity is new rows'
 /// entity name, and a removed one's rows are deleted, which is refused like
 /// removing an entity that has rows.
-struct SchemaChange {
+package struct SchemaChange {
     let old: Schema
     let new: Schema
     var renames = SchemaMapping.Renames()
@@ -23,6 +23,17 @@ struct SchemaChange {
     var overrides: [String: [String: ColumnSource]] = [:]
     /// Drops that lose data are allowed (a custom stage, a script, or the option).
     var allowsDataLoss = false
+
+    package init(
+        old: Schema, new: Schema, renames: SchemaMapping.Renames = SchemaMapping.Renames(),
+        overrides: [String: [String: ColumnSource]] = [:], allowsDataLoss: Bool = false
+    ) {
+        self.old = old
+        self.new = new
+        self.renames = renames
+        self.overrides = overrides
+        self.allowsDataLoss = allowsDataLoss
+    }
 
     /// - Throws: `ModelStoreError.noMigrationPath` listing every change that
     ///   no permission can make (rows that need a value nothing supplies);

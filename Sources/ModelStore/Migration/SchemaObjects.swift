@@ -7,7 +7,7 @@
 /// altered would leave the record wrong (and a later rebuild would drop
 /// what the record does not list). The block is compared before and after,
 /// and a change is an error, which rolls the script back.
-struct SchemaObjects: Equatable {
+package struct SchemaObjects: Equatable {
     struct Object: Equatable {
         let type: String
         let name: String
@@ -18,7 +18,7 @@ struct SchemaObjects: Equatable {
 
     /// Reads the objects of `connection`'s main database.
     /// - Throws: `SQLiteError`.
-    init(_ connection: Connection) throws(SQLiteError) {
+    package init(_ connection: Connection) throws(SQLiteError) {
         let statement = try connection.prepare("SELECT type, name, sql FROM sqlite_schema ORDER BY type, name")
         var objects: [Object] = []
         while try statement.step() {
@@ -29,7 +29,7 @@ struct SchemaObjects: Equatable {
 
     /// What changed from `self` to `later`, in words ("created index
     /// \"Trip.byName\"", "altered table \"Trip\""); nil when nothing did.
-    func changes(to later: SchemaObjects) -> String? {
+    package func changes(to later: SchemaObjects) -> String? {
         func key(_ object: Object) -> String { object.type + " \"" + object.name + "\"" }
         let before = Dictionary(objects.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
         let after = Dictionary(later.objects.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })

@@ -1,33 +1,42 @@
 import Foundation
 
 /// The migration engine for a store file, without the app's code: what
-/// `store-tool migrate` runs. It applies a folder of migration scripts (and
-/// the store format's own upgrades), shows where a store stands, and plans
-/// without touching the file.
+/// `store-tool migrate` runs. It applies the store format's own upgrades
+/// (and, with ModelStoreScripts, a folder of migration scripts), shows where
+/// a store stands, and plans without touching the file.
 ///
 /// ```swift
-/// let migrator = try StoreMigrator(storeAt: URL(filePath: "trips.store"), scriptsFolder: URL(filePath: "Migrations"))
-/// let status = try migrator.status()          // applied and pending scripts
+/// let migrator = try StoreMigrator(storeAt: URL(filePath: "trips.store"))
+/// let status = try migrator.status()          // format, schema, recorded migrations
 /// let plan = try migrator.plan()              // every step, its SQL, rebuilt tables and rows
-/// try migrator.apply { print($0) }            // snapshot, then each script in its own transaction
+/// try migrator.apply { print($0) }            // snapshot, then each step in its transaction
 /// ```
+///
+/// `import ModelStoreScripts` adds `init(storeAt:scriptsFolder:options:)`,
+/// `scriptsFolder` and `baseline(through:)`.
 public final class StoreMigrator {
     /// The store file.
     public let storeURL: URL
-    /// The scripts folder, if any.
-    public let scriptsFolder: URL?
+    /// The scripts to apply, if any (set by ModelStoreScripts).
+    package let scripts: (any MigrationScripts)?
     /// Snapshots, transactions, busy timeout (the progress callback is `apply`'s).
     public var options: MigrationOptions
 
     private var path: String { storeURL.path(percentEncoded: false) }
 
-    /// Prepares to migrate the store at `url` with the scripts in `scriptsFolder`.
+    /// Prepares to migrate the store at `url`: its format upgrades, no scripts.
     /// - Throws: `ModelStoreError.cannotOpen` when the file does not exist,
     ///   `.notADatabase`, `.notAModelStore`, `.newerFormat` (a store written by
     ///   a newer ModelStore is never downgraded).
-    public init(storeAt url: URL, scriptsFolder: URL?, options: MigrationOptions = MigrationOptions()) throws {
+    public convenience init(storeAt url: URL, options: MigrationOptions = MigrationOptions()) throws {
+        try self.init(storeAt: url, scripts: nil, options: options)
+    }
+
+    /// Prepares to migrate the store at `url` with `scripts`.
+    /// - Throws: what `init(storeAt:options:)` throws.
+    package init(storeAt url: URL, scripts: (any MigrationScripts)?, options: MigrationOptions) throws {
         self.storeURL = url
-        self.scriptsFolder = scriptsFolder
+        self.scripts = scripts
         self.options = options
         guard FileManager.default.fileExists(atPath: url.path(percentEncoded: false)) else {
             throw ModelStoreError.cannotOpen(path: url.path(percentEncoded: false), reason: "the file does not exist")
@@ -43,7 +52,7 @@ public final class StoreMigrator {
         let connection = try connect(.readOnly)
         let metadata = try StoreMetadata.read(connection, path: path)
         let applied = try MigrationHistory.read(connection)
-        let pending = try scriptsFolder.map { try ScriptFolder(url: $0).pending(applied: applied).map(\.info) } ?? []
+        let pending = try scripts?.pending(applied: applied) ?? []
         return MigrationStatus(
             formatVersion: metadata.format, supportedFormatVersion: StoreFormat.current,
             schemaVersion: metadata.schema.version.description, schemaFingerprint: metadata.schema.fingerprint,
@@ -74,7 +83,7 @@ public final class StoreMigrator {
         var copyOptions = options
         copyOptions.takesSnapshot = false
         copyOptions.progress = nil
-        let migrator = try StoreMigrator(storeAt: copy, scriptsFolder: scriptsFolder, options: copyOptions)
+        let migrator = try StoreMigrator(storeAt: copy, scripts: scripts, options: copyOptions)
         let (scripts, context) = try migrator.run(to: version, displayPath: path)
         return MigrationPlanReport(scripts: scripts, steps: context?.recorded ?? [])
     }
@@ -98,25 +107,26 @@ public final class StoreMigrator {
     {
         var options = self.options
         if let progress { options.progress = progress }
-        let migrator = try StoreMigrator(storeAt: storeURL, scriptsFolder: scriptsFolder, options: options)
+        let migrator = try StoreMigrator(storeAt: storeURL, scripts: scripts, options: options)
         let (scripts, context) = try migrator.run(to: version, displayPath: path)
         let metadata = try StoreMetadata.read(try connect(.readOnly), path: path)
         return MigrationResult(applied: scripts, snapshotPath: context?.snapshotPath, schemaFingerprint: metadata.schema.fingerprint)
     }
 
-    /// Records the folder's scripts up to `version` (all when nil) as
-    /// applied without running them: for a store created by app code that
-    /// already has what they do. Writes only history rows.
-    /// - Throws: `ModelStoreError.invalidMigrationScript`, `.cannotOpen`.
-    public func baseline(through version: String? = nil) throws {
-        guard let scriptsFolder else { return }
+    /// Records the scripts up to `version` (all when nil) as applied without
+    /// running them (ModelStoreScripts' `baseline(through:)`). Writes only
+    /// history rows; does nothing without scripts.
+    /// - Throws: `ModelStoreError.invalidMigrationScript`, `.migrationFailed`
+    ///   for a store whose format has no history yet, `.cannotOpen`.
+    package func recordBaseline(through version: String?) throws {
+        guard let scripts else { return }
         let connection = try connect(.readWrite)
         let metadata = try StoreMetadata.read(connection, path: path)
         guard metadata.format >= 2 else {
             throw ModelStoreError.migrationFailed(path: path, step: "baseline", reason: "apply the store format upgrade first")
         }
         try connection.transaction {
-            try ScriptFolder(url: scriptsFolder).recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
+            try scripts.recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
         }
     }
 
@@ -137,23 +147,19 @@ public final class StoreMigrator {
                         context.connection)
                 })
         }
-        var scripts: [LoadedScript] = []
-        if let scriptsFolder {
-            scripts = try ScriptFolder(url: scriptsFolder).pending(applied: try MigrationHistory.read(connection))
-            if let version {
-                guard let limit = Int(version) else {
-                    throw ModelStoreError.invalidMigrationScript(script: version, reason: "a version is a number, such as 0003")
-                }
-                scripts = scripts.filter { (Int($0.info.version) ?? 0) <= limit }
-            }
+        var applied: [MigrationScriptInfo] = []
+        if let scripts {
             var schema = metadata.schema
-            transactions += try ScriptFolder.transactions(
-                scripts, from: &schema, oneTransaction: options.runsScriptsInOneTransaction)
+            let built = try scripts.transactions(
+                applied: try MigrationHistory.read(connection), through: version, from: &schema,
+                oneTransaction: options.runsScriptsInOneTransaction)
+            applied = built.scripts
+            transactions += built.transactions
         }
         guard !transactions.isEmpty else { return ([], nil) }
         let context = try MigrationRunner(connection: connection, path: displayPath, options: options, fileURL: storeURL)
             .run(transactions)
-        return (scripts.map(\.info), context)
+        return (applied, context)
     }
 
     private func connect(_ mode: Connection.Mode) throws -> Connection {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Where a column of a rebuilt table takes its values from: the explicit
 /// old → new column map of SQLite's table-rebuild procedure.
-enum ColumnSource: Equatable {
+package enum ColumnSource: Equatable {
     /// The old column, as it is.
     case column(String)
     /// The old column, with NULL replaced by a bound value.

@@ -114,7 +114,7 @@ package final class Connection {
 
     /// Runs SQL text that may hold several statements and binds nothing.
     /// - Throws: `SQLiteError` naming the SQL.
-    func execute(_ sql: String) throws(SQLiteError) {
+    package func execute(_ sql: String) throws(SQLiteError) {
         if isInAbandonedTransaction { try rollBack() }
         statementDidStart(sql)
         var message: UnsafeMutablePointer<CChar>?

@@ -1,13 +1,15 @@
 /// How the entities and properties of an older schema correspond to those of
 /// a newer one: by name, or through an `originalName` (or an explicit rename
 /// of a migration script) when the name changed.
-struct SchemaMapping {
+package struct SchemaMapping {
     /// Explicit renames that a migration script states, on top of `originalName`.
-    struct Renames {
+    package struct Renames {
         /// New entity name → old entity name.
-        var entities: [String: String] = [:]
+        package var entities: [String: String] = [:]
         /// New entity name → (new property name → old property name).
-        var properties: [String: [String: String]] = [:]
+        package var properties: [String: [String: String]] = [:]
+
+        package init() {}
     }
 
     let old: Schema

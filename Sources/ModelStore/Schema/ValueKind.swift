@@ -44,3 +44,32 @@ public enum ValueRepresentation: String, Codable, Sendable {
     /// A `Codable` value stored as JSON text.
     case json
 }
+
+extension ValueKind {
+    /// The Swift type an attribute of this kind is recorded with when no
+    /// Swift code declares it (a migration script's, a test's).
+    package var swiftTypeName: String {
+        switch self {
+        case .bool: "Bool"
+        case .int: "Int"
+        case .int8: "Int8"
+        case .int16: "Int16"
+        case .int32: "Int32"
+        case .int64: "Int64"
+        case .uint: "UInt"
+        case .uint8: "UInt8"
+        case .uint16: "UInt16"
+        case .uint32: "UInt32"
+        case .uint64: "UInt64"
+        case .double: "Double"
+        case .float: "Float"
+        case .string: "String"
+        case .date: "Date"
+        case .uuid: "UUID"
+        case .data: "Data"
+        case .url: "URL"
+        case .decimal: "Decimal"
+        case .codable: "Codable"
+        }
+    }
+}

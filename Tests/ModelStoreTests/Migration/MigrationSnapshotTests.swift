@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ModelStore
+import ModelStoreScripts
 
 /// Migration snapshots: a killed migration's snapshot never piles up or
 /// gets relied on, a failed one's is removed, old ones are pruned by the
@@ -243,7 +244,7 @@ struct MigrationSnapshotTests {
         let otherStore = try makeExampleV1Store()
         try StoreFile(url: otherStore).copy(to: URL(filePath: path(Self.prefix + "2020-01-04T00-00-00Z.store")))
 
-        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: nil)
+        let migrator = try StoreMigrator(storeAt: url)
         let listed = try migrator.snapshots()
         #expect(listed.map(\.state) == [.missing, .recorded, .unfinished, .unrecorded, .damaged])
         #expect(listed.map(\.path) == [first, second, partial + SnapshotFolder.partialSuffix, unrecorded, damaged])
@@ -280,7 +281,7 @@ struct MigrationSnapshotTests {
         try blocker.execute("BEGIN IMMEDIATE")
         var options = MigrationOptions()
         options.busyTimeout = .milliseconds(50)
-        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: nil, options: options)
+        let migrator = try StoreMigrator(storeAt: url, options: options)
         #expect(throws: SQLiteError.self) { try migrator.pruneSnapshots(keeping: 3) }
         #expect(try snapshotNames(url) == [orphan])
         try blocker.execute("ROLLBACK")

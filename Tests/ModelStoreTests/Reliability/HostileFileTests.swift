@@ -99,7 +99,7 @@ struct HostileFileTests {
         #expect(performing: { _ = try HostileFile.container(url) }, throws: check)
         #expect(performing: { _ = try DynamicStore(path: url.path) }, throws: check)
         #expect(performing: { _ = try DynamicStore(path: url.path, readOnly: false) }, throws: check)
-        #expect(performing: { _ = try StoreMigrator(storeAt: url, scriptsFolder: nil).status() }, throws: check)
+        #expect(performing: { _ = try StoreMigrator(storeAt: url).status() }, throws: check)
     }
 
     @Test("a record whose relationship names an unknown entity")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreScripts
 
 /// `info STORE`.
 struct Info: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreScripts
 
 /// `migrate`: the library's migration engine (`StoreMigrator`) on a store
 /// file, without the app's code.

@@ -51,7 +51,7 @@ struct Snapshots: ParsableCommand {
             var migrationOptions = MigrationOptions()
             migrationOptions.snapshotFolder = folder.map { URL(filePath: $0) }
             migrationOptions.busyTimeout = .milliseconds(Int(max(0, options.wait) * 1000))
-            let migrator = try StoreMigrator(storeAt: URL(filePath: options.store), scriptsFolder: nil, options: migrationOptions)
+            let migrator = try StoreMigrator(storeAt: URL(filePath: options.store), options: migrationOptions)
             if prune {
                 try showRemoved(try migrator.pruneSnapshots(keeping: keep ?? 3, includingUnrecorded: unrecorded, dryRun: dryRun))
             } else if !remove.isEmpty {

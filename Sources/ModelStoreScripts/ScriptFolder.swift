@@ -1,22 +1,35 @@
 import Foundation
+import ModelStore
 
-/// A migration script as read from its file.
-struct LoadedScript {
+/// A migration script as found in its folder: its name, version, checksum
+/// and text; its operations are read only when it is to run or be recorded,
+/// so that an applied script is checked by its checksum alone.
+struct FoundScript {
     let info: MigrationScriptInfo
     let url: URL
+    let text: String
+
+    var path: String { url.path(percentEncoded: false) }
+
     /// The operations of a YAML script; one `sql` operation for a `.sql` file.
-    let operations: [ScriptOperation]
+    /// - Throws: `ModelStoreError.invalidMigrationScript` naming the file and line.
+    func operations() throws -> [ScriptOperation] {
+        (url.pathExtension.lowercased() == "sql")
+            ? [ScriptOperation.sql(text)] : try ScriptReader.operations(yaml: text, file: path)
+    }
 }
 
 /// A folder of migration scripts: files named `VERSION_description.yaml`
 /// (or `.yml`, or `.sql`), applied in the order of their numeric version.
-struct ScriptFolder {
+/// Each applied script is recorded in the store's history with the SHA-256
+/// of its bytes, and must not change afterwards.
+struct ScriptFolder: MigrationScripts {
     let url: URL
 
-    /// Every script of the folder, parsed, in order.
+    /// Every script of the folder, in order, read but not parsed.
     /// - Throws: `ModelStoreError.invalidMigrationScript` for a bad name,
-    ///   a repeated version, or a script that cannot be read.
-    func scripts() throws -> [LoadedScript] {
+    ///   a repeated version, or a file that cannot be read as UTF-8.
+    func scripts() throws -> [FoundScript] {
         let folder = url.path(percentEncoded: false)
         let names: [String]
         do {
@@ -24,7 +37,7 @@ struct ScriptFolder {
         } catch {
             throw ModelStoreError.invalidMigrationScript(script: folder, reason: "the scripts folder cannot be read")
         }
-        var result: [(Int, LoadedScript)] = []
+        var result: [(Int, FoundScript)] = []
         for name in names.sorted() {
             let ext = (name as NSString).pathExtension.lowercased()
             guard ["yaml", "yml", "sql"].contains(ext) else { continue }
@@ -45,41 +58,44 @@ struct ScriptFolder {
                 throw ModelStoreError.invalidMigrationScript(
                     script: file.path(percentEncoded: false), reason: "the file cannot be read as UTF-8 text")
             }
-            let operations =
-                ext == "sql"
-                ? [ScriptOperation.sql(text)]
-                : try ScriptReader.operations(yaml: text, file: file.path(percentEncoded: false))
-            let info = MigrationScriptInfo(version: String(digits), fileName: name, checksum: SHA256.hex(data))
-            result.append((number, LoadedScript(info: info, url: file, operations: operations)))
+            let info = MigrationScriptInfo(version: String(digits), fileName: name, checksum: ScriptChecksum.hex(data))
+            result.append((number, FoundScript(info: info, url: file, text: text)))
         }
         return result.sorted { $0.0 < $1.0 }.map(\.1)
+    }
+
+    /// The pending scripts, each read so that one that cannot run is
+    /// reported now rather than when it is applied.
+    package func pending(applied: [AppliedMigration]) throws -> [MigrationScriptInfo] {
+        let scripts = try pendingScripts(applied: applied)
+        for script in scripts { _ = try script.operations() }
+        return scripts.map(\.info)
     }
 
     /// The scripts not yet applied, after checking that the applied ones
     /// are unchanged.
     /// - Throws: `ModelStoreError.scriptChecksumMismatch` naming the file;
     ///   `.invalidMigrationScript` for a new script older than an applied one.
-    func pending(applied: [AppliedMigration]) throws -> [LoadedScript] {
+    func pendingScripts(applied: [AppliedMigration]) throws -> [FoundScript] {
         let scripts = try scripts()
         var appliedVersions: [Int: AppliedMigration] = [:]
         for entry in applied where entry.kind == "script" {
             if let version = entry.version.flatMap({ Int($0) }) { appliedVersions[version] = entry }
         }
         let newest = appliedVersions.keys.max() ?? Int.min
-        var result: [LoadedScript] = []
+        var result: [FoundScript] = []
         for script in scripts {
             let version = Int(script.info.version) ?? 0
             if let entry = appliedVersions[version] {
                 if entry.checksum != script.info.checksum {
                     throw ModelStoreError.scriptChecksumMismatch(
-                        script: script.url.path(percentEncoded: false), recorded: entry.checksum ?? "none",
-                        found: script.info.checksum)
+                        script: script.path, recorded: entry.checksum ?? "none", found: script.info.checksum)
                 }
                 continue
             }
             if version < newest {
                 throw ModelStoreError.invalidMigrationScript(
-                    script: script.url.path(percentEncoded: false),
+                    script: script.path,
                     reason: "it is not applied, but a script with a higher version is; give it a version above \(newest)")
             }
             result.append(script)
@@ -87,14 +103,12 @@ struct ScriptFolder {
         return result
     }
 
-    /// Records every script of the folder (up to `version`) as applied
-    /// without running it, for a store that already has the schema they
-    /// lead to.
-    /// - Throws: `ModelStoreError.invalidMigrationScript`; `SQLiteError`.
-    func recordBaseline(_ schema: Schema, _ connection: Connection, through version: Int? = nil) throws {
+    package func recordBaseline(_ schema: Schema, _ connection: Connection, through version: Int?) throws {
         let applied = Set(try MigrationHistory.read(connection).compactMap(\.version))
         for script in try scripts() where !applied.contains(script.info.version) {
             if let version, (Int(script.info.version) ?? 0) > version { continue }
+            // Read, so that a script that could never run is not recorded as run.
+            _ = try script.operations()
             try MigrationHistory.record(
                 .init(
                     version: script.info.version, name: script.info.fileName, kind: "script", checksum: script.info.checksum,
@@ -104,30 +118,42 @@ struct ScriptFolder {
         }
     }
 
+    package func transactions(
+        applied: [AppliedMigration], through version: String?, from schema: inout Schema, oneTransaction: Bool
+    ) throws -> (scripts: [MigrationScriptInfo], transactions: [MigrationTransaction]) {
+        var scripts = try pendingScripts(applied: applied)
+        if let version {
+            guard let limit = Int(version) else {
+                throw ModelStoreError.invalidMigrationScript(script: version, reason: "a version is a number, such as 0003")
+            }
+            scripts = scripts.filter { (Int($0.info.version) ?? 0) <= limit }
+        }
+        return (scripts.map(\.info), try Self.transactions(scripts, from: &schema, oneTransaction: oneTransaction))
+    }
+
     /// The transactions that apply `scripts` to a store holding `schema`
     /// (one per script, or one for all), each ending with the schema record
     /// and a history row per script. `schema` becomes the schema after them.
-    /// - Throws: `ModelStoreError.invalidMigrationScript` for an operation
-    ///   that does not fit the schema.
+    /// - Throws: `ModelStoreError.invalidMigrationScript` for a script that
+    ///   cannot be read or an operation that does not fit the schema.
     static func transactions(
-        _ scripts: [LoadedScript], from schema: inout Schema, oneTransaction: Bool
+        _ scripts: [FoundScript], from schema: inout Schema, oneTransaction: Bool
     ) throws -> [MigrationTransaction] {
         var transactions: [MigrationTransaction] = []
         for script in scripts {
             let before = schema
             var planner = ScriptPlanner(current: schema, file: script.info.fileName)
-            for operation in script.operations {
+            for operation in try script.operations() {
                 do {
                     try planner.apply(operation)
                 } catch let error as ModelStoreError {
-                    throw ModelStoreError.invalidMigrationScript(
-                        script: script.url.path(percentEncoded: false), reason: "\(operation.summary): \(error.description)")
+                    throw ModelStoreError.invalidMigrationScript(script: script.path, reason: "\(operation.summary): \(error.description)")
                 }
             }
             do {
                 try planner.flush()
             } catch let error as ModelStoreError {
-                throw ModelStoreError.invalidMigrationScript(script: script.url.path(percentEncoded: false), reason: error.description)
+                throw ModelStoreError.invalidMigrationScript(script: script.path, reason: error.description)
             }
             let after = planner.current
             schema = after

@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// Turns a script's operations into migration steps. Model operations are
 /// applied to a working copy of the schema and gathered into one schema

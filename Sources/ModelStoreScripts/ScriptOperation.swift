@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 
 /// One operation of a migration script. Model-level operations change the
 /// schema and need no app code; `sql` runs a block of SQL for data changes.
@@ -45,14 +46,14 @@ enum ScriptOperation {
     }
 }
 
-/// Reads the operations of a YAML script (see `ScriptYAMLParser` for the
+/// Reads the operations of a YAML script (see `ScriptYAML` for the
 /// subset and the README for the operations).
 enum ScriptReader {
     /// - Throws: `ModelStoreError.invalidMigrationScript` naming the file and line.
     static func operations(yaml text: String, file: String) throws -> [ScriptOperation] {
         let document: ScriptNode
         do {
-            document = try ScriptYAMLParser.parse(text)
+            document = try ScriptYAML.parse(text)
         } catch {
             throw ModelStoreError.invalidMigrationScript(script: file, reason: "\(error)")
         }
@@ -227,34 +228,6 @@ enum ScriptReader {
             return try ValueText.parse(text, as: kind).storedValue
         } catch {
             throw ScriptSyntaxError(line: line, message: "\(text) is not a \(kind.rawValue) value: \(error.reason)")
-        }
-    }
-}
-
-extension ValueKind {
-    /// The Swift type a script's attribute of this kind is recorded with.
-    var swiftTypeName: String {
-        switch self {
-        case .bool: "Bool"
-        case .int: "Int"
-        case .int8: "Int8"
-        case .int16: "Int16"
-        case .int32: "Int32"
-        case .int64: "Int64"
-        case .uint: "UInt"
-        case .uint8: "UInt8"
-        case .uint16: "UInt16"
-        case .uint32: "UInt32"
-        case .uint64: "UInt64"
-        case .double: "Double"
-        case .float: "Float"
-        case .string: "String"
-        case .date: "Date"
-        case .uuid: "UUID"
-        case .data: "Data"
-        case .url: "URL"
-        case .decimal: "Decimal"
-        case .codable: "Codable"
         }
     }
 }
