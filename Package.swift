@@ -13,6 +13,10 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Only a command plugin (`swift package generate-documentation`, run
+        // by CI so that a broken link in the docs fails it): no target
+        // depends on it, so it adds nothing to any build.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system's libsqlite3, through a tiny module map and a shim for the
