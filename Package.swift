@@ -58,7 +58,8 @@ let package = Package(
         .executableTarget(
             name: "store-tool",
             dependencies: ["ModelStore", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Tools/store-tool"
+            path: "Tools/store-tool",
+            exclude: ["MANUAL.md"]
         ),
         .testTarget(
             name: "StoreToolTests",
