@@ -16,6 +16,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // Only a command plugin (`swift package generate-documentation`, run
+        // by CI so that a broken link in the docs fails it): no target
+        // depends on it, so it adds nothing to any build.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The system's libsqlite3, through a tiny module map and a shim for the
@@ -80,7 +84,8 @@ let package = Package(
                 "ModelStore", "ModelStoreDynamic", "ModelStoreScripts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Tools/store-tool"
+            path: "Tools/store-tool",
+            exclude: ["MANUAL.md"]
         ),
         .testTarget(
             name: "StoreToolTests",

@@ -47,6 +47,7 @@ package final class DynamicStore {
 
     /// Opens the store at `path` with the schema it records.
     /// - Parameters:
+    ///   - path: the store file.
     ///   - readOnly: open the file read-only (the default): nothing can be
     ///     written, not even the journal mode.
     ///   - busyTimeout: how long a write waits for another process's lock.

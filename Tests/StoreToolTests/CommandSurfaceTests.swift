@@ -35,6 +35,17 @@ struct CommandSurfaceTests {
         #expect(top.stdout.contains("Exit codes"))
     }
 
+    @Test("store-tool --help and help list print the filter grammar")
+    func helpHasTheFilterGrammar() throws {
+        for arguments in [["--help"], ["help", "list"]] {
+            let run = try Fixture.runTool(arguments)
+            #expect(run.status == 0)
+            for rule in ["condition  :=", #"op         := "==" | "!=""#, "icontains", "startswith", #"["not"] "in" list"#] {
+                #expect(run.stdout.contains(rule), "\(arguments): \(rule)")
+            }
+        }
+    }
+
     @Test("every write command takes --dry-run and writes nothing")
     func dryRunEverywhere() throws {
         let fixture = try Fixture()

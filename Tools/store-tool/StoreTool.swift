@@ -23,6 +23,8 @@ struct StoreTool: ParsableCommand {
             Limits: a filter holds at most 500 conditions, 12 levels of parentheses and not, and \
             10000 values in its in-lists; --wait is 0 to 86400 seconds, --limit and --offset 0 or \
             more, show --depth 0 to 100, migrate --to digits (0002).
+
+            \(FilterHelp.grammar)
             """,
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,

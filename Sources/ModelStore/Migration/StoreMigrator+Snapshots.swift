@@ -56,7 +56,9 @@ extension StoreMigrator {
     /// the order given, while holding the store's write lock (so that no
     /// migration is taking one of them). A recorded snapshot keeps its
     /// history rows; `snapshots()` shows it as missing.
-    /// - Parameter dryRun: remove nothing; return what would be removed.
+    /// - Parameters:
+    ///   - paths: the snapshots to remove, as `snapshots()` lists them.
+    ///   - dryRun: remove nothing; return what would be removed.
     /// - Returns: the snapshots removed, as they were listed.
     /// - Throws: `ModelStoreError.notASnapshot` for a path that
     ///   `snapshots()` does not list (nothing is removed then);
@@ -84,7 +86,11 @@ extension StoreMigrator {
     /// rule a migration applies with `MigrationOptions.keptSnapshots`), and
     /// with `includingUnrecorded`, complete snapshots the history does not
     /// record.
-    /// - Parameter dryRun: remove nothing; return what would be removed.
+    /// - Parameters:
+    ///   - count: how many of the newest recorded snapshots to keep.
+    ///   - includingUnrecorded: also remove complete snapshots the history
+    ///     does not record.
+    ///   - dryRun: remove nothing; return what would be removed.
     /// - Returns: the snapshots removed, as they were listed.
     /// - Throws: `SQLiteError` (`SQLITE_BUSY`) when another process holds the
     ///   lock past `options.busyTimeout`; `ModelStoreError` when the store

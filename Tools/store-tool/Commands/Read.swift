@@ -10,6 +10,8 @@ struct List: ParsableCommand {
         discussion: """
             Example:
               store-tool list trips.store Trip --where 'status == "booked" and stops.count > 1' --sort startDate:desc --limit 10
+
+            \(FilterHelp.grammar)
             """)
 
     @OptionGroup var options: StoreOptions
