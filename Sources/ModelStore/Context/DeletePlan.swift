@@ -156,28 +156,38 @@ package struct DeletePlan {
 /// Binds a set of row keys as one parameter, read in SQL with
 /// `IN (SELECT value FROM json_each(?))`: one statement whatever the count.
 package func jsonKeys(_ keys: some Collection<Int64>) -> String {
-    // Digits written straight into one buffer: a save's history and its
-    // link and delete statements pass every changed row's key through here,
-    // where a string per key and a join cost more than the statements.
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(2 + keys.count * 8)
-    bytes.append(UInt8(ascii: "["))
-    var digits = [UInt8](repeating: 0, count: 20)
-    for (index, key) in keys.enumerated() {
-        if index > 0 { bytes.append(UInt8(ascii: ",")) }
-        if key < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = key.magnitude
-        var count = 0
-        repeat {
-            digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-            count += 1
-        } while magnitude > 0
-        while count > 0 {
-            count -= 1
-            bytes.append(digits[count])
+    // Digits written straight into one buffer sized for the longest keys
+    // (20 characters and a comma each), each key's from its last digit back:
+    // a save's history and its link and delete statements pass every changed
+    // row's key through here, where a string per key and a join, or an
+    // append per digit, cost more than the statements.
+    var bytes = [UInt8](repeating: 0, count: 2 + keys.count * 21)
+    bytes[0] = UInt8(ascii: "[")
+    var end = 1
+    for key in keys {
+        if end > 1 {
+            bytes[end] = UInt8(ascii: ",")
+            end += 1
         }
+        if key < 0 {
+            bytes[end] = UInt8(ascii: "-")
+            end += 1
+        }
+        var magnitude = key.magnitude
+        var digitCount = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digitCount += 1
+            rest /= 10
+        }
+        end += digitCount
+        var position = end
+        repeat {
+            position -= 1
+            bytes[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
     }
-    bytes.append(UInt8(ascii: "]"))
-    return String(decoding: bytes, as: UTF8.self)
+    bytes[end] = UInt8(ascii: "]")
+    return String(decoding: bytes[...end], as: UTF8.self)
 }

@@ -85,6 +85,7 @@ extension ModelContext {
         // The states whose rows an UPDATE wrote: their versions go up by one
         // once the transaction commits.
         var versioned: [ModelState] = []
+        versioned.reserveCapacity(changed.count)
         var conflicts: [ConflictCandidate] = []
         var history = HistoryRecorder()
         // Deletes and updates run before inserts, because they may free a
@@ -127,7 +128,7 @@ extension ModelContext {
                     state.rowID = rowID
                     state.version = version
                     guard let table = state.table else { return }
-                    if version == 1 {
+                    if version == initialRowVersion {
                         history.record(.insert, entity: table.name, row: rowID)
                     } else {
                         // An upsert into an existing row: an update of its attributes.
@@ -225,7 +226,7 @@ extension ModelContext {
             if !table.insertReturnsKey {
                 // A plain INSERT returns no row: one step finishes it.
                 try statement.step()
-                return (connection.lastInsertRowID, 1)
+                return (connection.lastInsertRowID, initialRowVersion)
             }
             guard try statement.step() else {
                 throw ModelStoreError.saveFailed(

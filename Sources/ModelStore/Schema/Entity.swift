@@ -4,13 +4,23 @@
 public let primaryKeyColumn = "_pk"
 
 /// Name of the row version column of every entity table (store format 3):
-/// 1 when the row is inserted, one more on every write of the row by any
-/// writer (a context's save, store-tool). A save's UPDATE and DELETE name
+/// `initialRowVersion` when the row is inserted, one more on every write of
+/// the row by any writer (a context's save, store-tool). A save's UPDATE and DELETE name
 /// the version the context loaded, so that a row changed by someone else
 /// since is a conflict instead of a lost update (see
 /// ModelContext+Conflicts.swift). Not a property: schemas may not use the
 /// name, and tools do not show it.
 let rowVersionColumn = "_version"
+
+/// The version every insert gives a new row: 2, not 1, because SQLite
+/// stores the integers 0 and 1 in no bytes and 2…127 in one. A row that
+/// started at 1 would grow by a byte at its first update, and a record that
+/// changes size cannot be overwritten in place: SQLite removes the cell and
+/// inserts it again, rebalancing the page. From 2, a row keeps its size for
+/// 125 updates. Rows inserted at 1 (by earlier versions, or by SQL that
+/// leaves the column to its `DEFAULT 1`) are as valid: a version is only
+/// compared for equality with the one a context read.
+let initialRowVersion: Int64 = 2
 
 extension Schema {
     /// One entity: a model class, stored in a table named after it.

@@ -115,12 +115,10 @@ package final class EntityTable: Sendable {
             columns.append(quoteIdentifier(entityColumn))
             values.append(sqlStringLiteral(hierarchy.entityName))
         }
-        var insert: String
-        if columns.isEmpty {
-            insert = "INSERT INTO \(table) DEFAULT VALUES"
-        } else {
-            insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
-        }
+        // Named, not left to the column's DEFAULT 1 (see initialRowVersion).
+        columns.append(quoteIdentifier(rowVersionColumn))
+        values.append(String(initialRowVersion))
+        var insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         insertReturnsKey = entity.hasUniqueness || hierarchy?.rootHasUniqueness == true
         if insertReturnsKey {
             // The conflict target may be omitted on the last ON CONFLICT clause
@@ -128,11 +126,12 @@ package final class EntityTable: Sendable {
             // into an update of that row, whose key RETURNING gives.
             // Attributes only: the links of the existing row are kept, so that
             // an upsert never detaches the row's related objects. The row's
-            // version goes up as on any update; it is returned, so that the
-            // save knows the version it wrote (1: the row is new).
+            // version goes up as on any update, and past initialRowVersion
+            // even from a row inserted at 1; it is returned, so that the save
+            // knows the version it wrote (initialRowVersion: the row is new).
             let version = quoteIdentifier(rowVersionColumn)
             let assignments = (entity.attributes.map { quoteIdentifier($0.name) }.map { "\($0) = excluded.\($0)" }
-                + ["\(version) = \(version) + 1"]).joined(separator: ", ")
+                + ["\(version) = max(\(version) + 1, \(initialRowVersion + 1))"]).joined(separator: ", ")
             insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key), \(version)"
         }
         insertSQL = insert

@@ -34,6 +34,27 @@ struct HistoryAndFormatTests {
         #expect(try file.rows("SELECT _version FROM Counter") == [])
     }
 
+    @Test("A row inserted at version 1 (earlier writers, plain SQL) that an upsert takes is an update: version 3, no conflict after")
+    func upsertOntoARowAtVersionOne() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let context = ModelContext(container)
+        context.insert(makeTrip("Lisbon"))
+        try context.save()
+        let file = StoreFile(url: store.url)
+        // As a store written before rows started at 2 holds it.
+        try file.execute(#"UPDATE "Trip" SET "_version" = 1"#)
+        let other = ModelContext(container)
+        let duplicate = makeTrip("Lisbon", destination: "Portugal again")
+        other.insert(duplicate)
+        try other.save()
+        #expect(try file.rows(#"SELECT "_version" FROM "Trip""#) == [[.integer(3)]])
+        #expect(try file.rows("SELECT kind FROM _modelstore_changes ORDER BY id") == [[.text("insert")], [.text("update")]])
+        duplicate.notes = "after the upsert"
+        try other.save()
+        #expect(try file.rows(#"SELECT "_version", "notes_text" FROM "Trip""#) == [[.integer(4), .text("after the upsert")]])
+    }
+
     @Test("A failed save records no history")
     func noHistoryForFailedSave() throws {
         let directory = try TemporaryDirectory()
@@ -54,7 +75,7 @@ struct HistoryAndFormatTests {
         #expect(try StoreFile(url: directory.file()).rows("SELECT count(*) FROM _modelstore_changes") == before)
     }
 
-    @Test("Versions: 1 on insert, one more per saved update")
+    @Test("Versions: 2 on insert (a one-byte integer from the start), one more per saved update")
     func versionsCount() throws {
         let directory = try TemporaryDirectory()
         let context = ModelContext(try container(directory.file()))
@@ -65,7 +86,7 @@ struct HistoryAndFormatTests {
             counter.value = step
             try context.save()
         }
-        #expect(try StoreFile(url: directory.file()).rows("SELECT _version FROM Counter") == [[.integer(4)]])
+        #expect(try StoreFile(url: directory.file()).rows("SELECT _version FROM Counter") == [[.integer(5)]])
     }
 
     @Test("A format 2 store is upgraded: its rows are kept, every entity table gets _version = 1, the history tables are added")

@@ -200,7 +200,7 @@ struct SaveConflictTests {
         let b = try writers.counter(writers.second)
         let tool = try DynamicStore(path: writers.url.path(percentEncoded: false), readOnly: false)
         _ = try tool.update(ObjectID(entity: "Counter", key: 1), [DynamicEdit(property: "value", operation: .set, value: "7")])
-        #expect(try StoreFile(url: writers.url).rows("SELECT _version FROM Counter") == [[.integer(2)]])
+        #expect(try StoreFile(url: writers.url).rows("SELECT _version FROM Counter") == [[.integer(3)]])
         b.value = 1
         #expect(throws: ModelStoreError.self) { try writers.second.save() }
         #expect(try writers.storedValue() == 7)
