@@ -52,7 +52,7 @@ struct HistoryAndFormatTests {
         #expect(try file.rows("SELECT kind FROM _modelstore_changes ORDER BY id") == [[.text("insert")], [.text("update")]])
         duplicate.notes = "after the upsert"
         try other.save()
-        #expect(try file.rows(#"SELECT "_version", "notes_text" FROM "Trip""#) == [[.integer(4), .text("after the upsert")]])
+        #expect(try file.rows(#"SELECT "_version", "notes" FROM "Trip""#) == [[.integer(4), .text("after the upsert")]])
     }
 
     @Test("A failed save records no history")
