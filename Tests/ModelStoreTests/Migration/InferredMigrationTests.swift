@@ -207,16 +207,3 @@ struct InferredMigrationTests {
         #expect(try file.everything() == before)
     }
 }
-
-/// Collects progress reports across the migration's thread.
-final class StepRecorder: @unchecked Sendable {
-    private let lock = NSLock()
-    private var reports: [MigrationProgress] = []
-
-    func add(_ progress: MigrationProgress) {
-        lock.withLock { reports.append(progress) }
-    }
-
-    var steps: [String] { lock.withLock { reports.filter { $0.rowsCopied == nil }.map(\.step) } }
-    var rows: [Int] { lock.withLock { reports.compactMap(\.rowsCopied) } }
-}

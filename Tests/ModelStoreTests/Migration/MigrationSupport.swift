@@ -88,3 +88,16 @@ func attribute(_ name: String, _ kind: ValueKind, optional: Bool = false, unique
         name: name, kind: kind, swiftType: kind.swiftTypeName, isOptional: optional, options: unique ? [.unique] : [],
         originalName: originalName)
 }
+
+/// Collects progress reports across the migration's thread.
+final class StepRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var reports: [MigrationProgress] = []
+
+    func add(_ progress: MigrationProgress) {
+        lock.withLock { reports.append(progress) }
+    }
+
+    var steps: [String] { lock.withLock { reports.filter { $0.rowsCopied == nil }.map(\.step) } }
+    var rows: [Int] { lock.withLock { reports.compactMap(\.rowsCopied) } }
+}

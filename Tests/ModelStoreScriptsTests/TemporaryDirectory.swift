@@ -1,0 +1,1 @@
+../ModelStoreTests/TemporaryDirectory.swift
