@@ -59,6 +59,10 @@ protocol ModelStateOwner: AnyObject {
 /// changed, so tracking costs nothing for objects that are only read: the
 /// first changed property's in the context's list of changed objects, the
 /// others' in the state's extras.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public final class ModelState {
     /// The Observation registrar, made when a property is first read inside
     /// a tracking scope (see ObservationProbe.swift).

@@ -10,6 +10,10 @@
 /// `@unchecked Sendable` because of the key paths: a key path is an immutable
 /// value once formed, and the standard library does not yet mark the generic
 /// key path classes `Sendable`.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public struct PropertyMetadata: @unchecked Sendable {
     /// The property's name.
     public let name: String
