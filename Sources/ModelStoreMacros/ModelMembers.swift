@@ -30,7 +30,7 @@ struct ModelMembers {
         if !constraints.isEmpty {
             result.append(
                 """
-                nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                @_documentation(visibility: internal) nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
                 ModelStore._$formingKeyPaths {
                 [\(raw: constraints.joined(separator: ", "))]
                 }
@@ -40,7 +40,7 @@ struct ModelMembers {
         if let originalName {
             result.append(
                 """
-                nonisolated public static var _$originalEntityName: Swift.String? {
+                @_documentation(visibility: internal) nonisolated public static var _$originalEntityName: Swift.String? {
                 \(raw: originalName)
                 }
                 """)
@@ -69,12 +69,21 @@ struct ModelMembers {
     /// called from the library's nonisolated code. The same confinement
     /// makes it sound: the library touches an object only where its context
     /// is used, which for such a model is the main actor.
+    ///
+    /// The generated members live in the app's module, so what the library
+    /// or a subclass's generated accessors reach stays `public`, marked
+    /// `@_documentation(visibility: internal)` so that it is not in the
+    /// app's documentation (`@_spi` would make every model file add an
+    /// import). Nothing outside the class sets them: `_$modelStateIfMade` is
+    /// set only by `_$makeModelState` (`private(set)`), and `_$fetchedRow`,
+    /// written by the root class's `init(_$row:)` and read by
+    /// `_$makeModelState`, is `private`.
     private var modelState: [DeclSyntax] {
         [
-            "@exclusivity(unchecked) nonisolated(unsafe) public var _$modelStateIfMade: ModelStore.ModelState? = nil",
-            "@exclusivity(unchecked) nonisolated(unsafe) public var _$fetchedRow = ModelStore.FetchedRow()",
+            "@_documentation(visibility: internal) @exclusivity(unchecked) nonisolated(unsafe) public private(set) var _$modelStateIfMade: ModelStore.ModelState? = nil",
+            "@exclusivity(unchecked) nonisolated(unsafe) private var _$fetchedRow = ModelStore.FetchedRow()",
             """
-            nonisolated public var _$modelState: ModelStore.ModelState {
+            @_documentation(visibility: internal) nonisolated public var _$modelState: ModelStore.ModelState {
             _read {
             if _$modelStateIfMade == nil {
             _$makeModelState()
@@ -148,7 +157,7 @@ struct ModelMembers {
             superclass == nil ? "self._$fetchedRow = row.fetchedRow()" : "try super.init(_$row: row)"
         let body = CodeBlockItemListSyntax((assignments + [keepRow]).map { $0.with(\.leadingTrivia, .newline) })
         return """
-            nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
+            @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {\(body)
             }
             """
     }
@@ -164,7 +173,7 @@ struct ModelMembers {
         guard superclass != nil else {
             let body = (cases + ["default:\nbreak"]).joined(separator: "\n")
             return """
-                nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                 switch ordinal {
                 \(raw: body)
                 }
@@ -173,7 +182,7 @@ struct ModelMembers {
         }
         let body = (cases + ["default:\ntry super._$bindValue(ordinal, to: statement, at: index)"]).joined(separator: "\n")
         return """
-            nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+            @_documentation(visibility: internal) nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal - _$Ordinals.base {
             \(raw: body)
             }
@@ -206,7 +215,7 @@ struct ModelMembers {
         // property in predicates, sort descriptors and `propertiesToFetch`.
         if let superclass {
             return """
-                nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                @_documentation(visibility: internal) nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
                 ModelStore._$rerooting(super._$persistentProperties, at: \(superclass.trimmed)._$keyPaths(rootedAt: \(type).self))
                 + ModelStore._$formingKeyPaths {
                 \(raw: array)
@@ -215,7 +224,7 @@ struct ModelMembers {
                 """
         }
         return """
-            nonisolated public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
+            @_documentation(visibility: internal) nonisolated public \(raw: isFinal ? "static" : "class") var _$persistentProperties: [ModelStore.PropertyMetadata] {
             ModelStore._$formingKeyPaths {
             \(raw: array)
             }
@@ -234,7 +243,7 @@ struct ModelMembers {
             parts.append("[" + properties.map { "\\T.\($0.identifier.text)" }.joined(separator: ", ") + "]")
         }
         return """
-            nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+            @_documentation(visibility: internal) nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
             ModelStore._$formingKeyPaths {
             \(raw: parts.joined(separator: " + "))
             }

@@ -159,7 +159,7 @@ struct ScriptFolder: MigrationScripts {
             schema = after
             let info = script.info
             let finish: (MigrationRunContext) throws -> Void = { context in
-                try MigrationHistory.writeSchemaRecord(after, context.connection)
+                try StoreFormat.writeSchemaRecord(after, context.connection)
                 try MigrationHistory.record(
                     .init(
                         version: info.version, name: info.fileName, kind: "script", checksum: info.checksum,

@@ -22,7 +22,7 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Visit"))
 
-                    nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                    @_documentation(visibility: internal) nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
                         ModelStore._$formingKeyPaths {
                             [.unique(["place", "day"]), .unique(["code"]), .index(["day"])]
                         }
@@ -49,7 +49,7 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Place"))
 
-                    nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
+                    @_documentation(visibility: internal) nonisolated public static var _$constraints: [ModelStore.Schema.Constraint] {
                         ModelStore._$formingKeyPaths {
                             [.index(["name"]), .index(["latitude", "longitude"])]
                         }
@@ -75,7 +75,7 @@ struct ConstraintMacroTests {
 
                 \(emptyModelMembers("Trip"))
 
-                    nonisolated public static var _$originalEntityName: Swift.String? {
+                    @_documentation(visibility: internal) nonisolated public static var _$originalEntityName: Swift.String? {
                         "Journey"
                     }
                 }

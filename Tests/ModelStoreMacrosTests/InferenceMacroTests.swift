@@ -20,7 +20,7 @@ struct InferenceMacroTests {
 
                     \(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._created = try row.value(at: 0, as: ModelStore._$valueType(of: {
                                     \\Entry.created
                                 }))
@@ -28,7 +28,7 @@ struct InferenceMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._created, as: ModelStore._$valueType(of: {
@@ -41,7 +41,7 @@ struct InferenceMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "created", keyPath: \\Entry.created, type: ModelStore._$valueType(of: {

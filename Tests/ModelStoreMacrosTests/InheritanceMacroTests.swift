@@ -30,12 +30,12 @@ struct InheritanceMacroTests {
                         static let base = ModelStore._$superclassPropertyCount(of: Vehicle.self)
                     }
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._doors = try row.value(at: _$Ordinals.base + 0, as: (Int).self)
                         try super.init(_$row: row)
                     }
 
-                    nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal - _$Ordinals.base {
                         case 0:
                             try statement.bindValue(self._doors, as: (Int).self, at: index)
@@ -44,7 +44,7 @@ struct InheritanceMacroTests {
                         }
                     }
 
-                    nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$rerooting(super._$persistentProperties, at: Vehicle._$keyPaths(rootedAt: Car.self))
                         + ModelStore._$formingKeyPaths {
                             [
@@ -65,7 +65,7 @@ struct InheritanceMacroTests {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
 
-                    nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+                    @_documentation(visibility: internal) nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
                         ModelStore._$formingKeyPaths {
                             Vehicle._$keyPaths(rootedAt: T.self) + [\T.doors]
                         }
@@ -164,18 +164,18 @@ struct InheritanceMacroTests {
                         static let base = ModelStore._$superclassPropertyCount(of: Vehicle.self)
                     }
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         try super.init(_$row: row)
                     }
 
-                    nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public override func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal - _$Ordinals.base {
                         default:
                             try super._$bindValue(ordinal, to: statement, at: index)
                         }
                     }
 
-                    nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public override class var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$rerooting(super._$persistentProperties, at: Vehicle._$keyPaths(rootedAt: Car.self))
                         + ModelStore._$formingKeyPaths {
                             []
@@ -194,7 +194,7 @@ struct InheritanceMacroTests {
                         try _$modelState.withMutation(of: self, keyPath: keyPath, mutation)
                     }
 
-                    nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+                    @_documentation(visibility: internal) nonisolated public static func _$keyPaths<T: Car>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
                         ModelStore._$formingKeyPaths {
                             Vehicle._$keyPaths(rootedAt: T.self)
                         }

@@ -22,12 +22,12 @@ struct IsolationMacroTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._text = try row.value(at: 0, as: (String).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._text, as: (String).self, at: index)
@@ -36,7 +36,7 @@ struct IsolationMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "text", keyPath: \Note.text, type: (String).self, ordinal: 0, options: [], originalName: nil)

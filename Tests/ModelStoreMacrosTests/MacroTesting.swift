@@ -41,11 +41,11 @@ func assertExpansion(
 /// expected expansions to splice in: the first line at the splice's own
 /// indentation, the others four spaces in.
 let modelStateMembers = """
-    @exclusivity(unchecked) nonisolated(unsafe) public var _$modelStateIfMade: ModelStore.ModelState? = nil
+    @_documentation(visibility: internal) @exclusivity(unchecked) nonisolated(unsafe) public private(set) var _$modelStateIfMade: ModelStore.ModelState? = nil
 
-        @exclusivity(unchecked) nonisolated(unsafe) public var _$fetchedRow = ModelStore.FetchedRow()
+        @exclusivity(unchecked) nonisolated(unsafe) private var _$fetchedRow = ModelStore.FetchedRow()
 
-        nonisolated public var _$modelState: ModelStore.ModelState {
+        @_documentation(visibility: internal) nonisolated public var _$modelState: ModelStore.ModelState {
             _read {
                 if _$modelStateIfMade == nil {
                     _$makeModelState()
@@ -65,18 +65,18 @@ func emptyModelMembers(_ type: String, propertyTable: String = "static") -> Stri
     """
         \(modelStateMembers)
 
-        nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+        @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
             self._$fetchedRow = row.fetchedRow()
         }
 
-        nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+        @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
             switch ordinal {
             default:
                 break
             }
         }
 
-        nonisolated public \(propertyTable) var _$persistentProperties: [ModelStore.PropertyMetadata] {
+        @_documentation(visibility: internal) nonisolated public \(propertyTable) var _$persistentProperties: [ModelStore.PropertyMetadata] {
             ModelStore._$formingKeyPaths {
                 []
             }
@@ -96,7 +96,7 @@ func emptyModelMembers(_ type: String, propertyTable: String = "static") -> Stri
     """ + (propertyTable == "class" ? """
 
 
-        nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
+        @_documentation(visibility: internal) nonisolated public static func _$keyPaths<T: \(type)>(rootedAt _: T.Type) -> [Swift.AnyKeyPath] {
             ModelStore._$formingKeyPaths {
                 []
             }

@@ -360,13 +360,13 @@ struct ModelDiagnosticsTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._nights = try row.value(at: 1, as: (Int).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -377,7 +377,7 @@ struct ModelDiagnosticsTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [], originalName: nil),

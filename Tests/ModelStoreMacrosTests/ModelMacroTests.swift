@@ -45,7 +45,7 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._name = try row.value(at: 0, as: (String).self)
                         self._destination = try row.value(at: 1, as: (String).self)
                         self._startDate = try row.value(at: 2, as: (Date).self)
@@ -56,7 +56,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._name, as: (String).self, at: index)
@@ -77,7 +77,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "name", keyPath: \Trip.name, type: (String).self, ordinal: 0, options: [.unique], originalName: nil),
@@ -208,7 +208,7 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._count = try row.value(at: 0, as: (Swift.Int).self)
                         self._ratio = try row.value(at: 1, as: (Swift.Double).self)
                         self._title = try row.value(at: 2, as: (Swift.String).self)
@@ -220,7 +220,7 @@ struct ModelMacroTests {
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._count, as: (Swift.Int).self, at: index)
@@ -243,7 +243,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "count", keyPath: \Counter.count, type: (Swift.Int).self, ordinal: 0, options: [], originalName: nil, defaultValue: {
@@ -312,14 +312,14 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._stops = try row.value(at: 0, as: ([Stop]).self)
                         self._members = try row.value(at: 1, as: ([Person]?).self)
                         self._owner = try row.value(at: 2, as: (Person?).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._stops, as: ([Stop]).self, at: index)
@@ -332,7 +332,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.relationship(name: "stops", keyPath: \Trip.stops, type: ([Stop]).self, ordinal: 0, options: [], deleteRule: .cascade, minimumModelCount: nil, maximumModelCount: nil, originalName: nil, inverse: \Stop.trip, forwardsChanges: false),
@@ -379,13 +379,13 @@ struct ModelMacroTests {
 
                     \#(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._data = try row.value(at: 0, as: (Data).self)
                         self._default = try row.value(at: 1, as: (Int).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._data, as: (Data).self, at: index)
@@ -396,7 +396,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "data", keyPath: \Photo.data, type: (Data).self, ordinal: 0, options: [.unique, .externalStorage], originalName: "blob"),

@@ -24,14 +24,14 @@ struct TransformableMacroTests {
 
                     \(modelStateMembers)
 
-                    nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
+                    @_documentation(visibility: internal) nonisolated public required init(_$row row: ModelStore.PersistentRow) throws {
                         self._accent = try row.value(at: 0, as: (RGBColor).self, transformedBy: .transformable(by: ColorTransformer.self))
                         self._shade = try row.value(at: 1, as: (RGBColor?).self, transformedBy: Schema.Attribute.Option.transformable(by: "Shade"))
                         self._name = try row.value(at: 2, as: (String).self)
                         self._$fetchedRow = row.fetchedRow()
                     }
 
-                    nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
+                    @_documentation(visibility: internal) nonisolated public func _$bindValue(_ ordinal: Swift.Int, to statement: ModelStore.Statement, at index: Swift.Int32) throws {
                         switch ordinal {
                         case 0:
                             try statement.bindValue(self._accent, as: (RGBColor).self, at: index, transformedBy: .transformable(by: ColorTransformer.self))
@@ -44,7 +44,7 @@ struct TransformableMacroTests {
                         }
                     }
 
-                    nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
+                    @_documentation(visibility: internal) nonisolated public static var _$persistentProperties: [ModelStore.PropertyMetadata] {
                         ModelStore._$formingKeyPaths {
                             [
                                 ModelStore.PropertyMetadata.attribute(name: "accent", keyPath: \\Theme.accent, type: (RGBColor).self, ordinal: 0, options: [.transformable(by: ColorTransformer.self)], originalName: nil, transformedBy: .transformable(by: ColorTransformer.self)),

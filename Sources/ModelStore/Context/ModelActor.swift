@@ -98,3 +98,19 @@ extension ModelActor {
         modelContext.model(for: id) as? T
     }
 }
+
+/// Turns an actor into a `ModelActor` that owns a context for background
+/// work, as SwiftData's `@ModelActor`: adds `modelContainer`,
+/// `modelExecutor` (a `DefaultSerialModelExecutor`) and
+/// `init(modelContainer:)`. The actor's code runs on the executor's serial
+/// queue and reaches its context through `modelContext`.
+///
+/// ```swift
+/// @ModelActor actor TripImporter {
+///     func count() throws -> Int { try modelContext.fetchCount(FetchDescriptor<Trip>()) }
+/// }
+/// let importer = TripImporter(modelContainer: container)
+/// ```
+@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
+@attached(extension, conformances: ModelActor)
+public macro ModelActor() = #externalMacro(module: "ModelStoreMacros", type: "ModelActorMacro")

@@ -4,21 +4,6 @@ import Foundation
 // its transaction, and applied to the objects in memory after it commits.
 
 extension ModelContext {
-    /// Deletes every object of `model` that `predicate` matches (all of them
-    /// without one), applying delete rules as `delete(_:)` does; `save()`
-    /// writes it, as in SwiftData. With `includeSubclasses: false`, objects
-    /// of `model`'s `@Model` subclasses are left alone (SwiftData's default
-    /// is `true`).
-    /// - Throws: what `fetch(_:)` throws.
-    public func delete<T: PersistentModel>(
-        model: T.Type, where predicate: Predicate<T>? = nil, includeSubclasses: Bool = true
-    ) throws {
-        for object in try fetch(FetchDescriptor<T>(predicate: predicate))
-        where includeSubclasses || type(of: object) == T.self {
-            delete(object)
-        }
-    }
-
     /// Works out what deleting `roots` and `deletedInserts` (inserted
     /// objects deleted again, see `ModelContext.deletedInserts`) does,
     /// following the delete rules (see `DeletePlanner`). A holder whose

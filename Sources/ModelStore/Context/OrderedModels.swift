@@ -140,13 +140,3 @@ struct OrderedModels {
         }
     }
 }
-
-/// The last saved value of one property of a changed object.
-struct CommittedValue {
-    /// The property's ordinal; -1 for none.
-    let ordinal: Int
-    let value: Any
-
-    /// No value: the object had no row when it changed.
-    static var none: CommittedValue { CommittedValue(ordinal: -1, value: ()) }
-}

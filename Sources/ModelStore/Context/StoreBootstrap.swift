@@ -196,7 +196,7 @@ package struct StoreBootstrap {
             }
         }
         guard changed else { return }
-        try? connection.transaction { try MigrationHistory.writeSchemaRecord(refreshed, connection) }
+        try? connection.transaction { try StoreFormat.writeSchemaRecord(refreshed, connection) }
     }
 
     /// What an existing store records about itself: its format, identifier

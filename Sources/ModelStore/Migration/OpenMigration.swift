@@ -60,7 +60,7 @@ struct OpenMigration {
             let record = final
             transactions.append(
                 MigrationTransaction(steps: steps) { context in
-                    try MigrationHistory.writeSchemaRecord(record, context.connection)
+                    try StoreFormat.writeSchemaRecord(record, context.connection)
                     for var entry in entries {
                         entry.appliedAt = context.transactionStart
                         entry.duration = Date().timeIntervalSince(context.transactionStart)
@@ -74,7 +74,7 @@ struct OpenMigration {
             // record becomes the app's (its version and Swift type names).
             transactions.append(
                 MigrationTransaction(steps: []) { context in
-                    try MigrationHistory.writeSchemaRecord(target, context.connection)
+                    try StoreFormat.writeSchemaRecord(target, context.connection)
                 })
         }
         guard !transactions.isEmpty else { return false }

@@ -16,6 +16,10 @@
 /// state's deinit does for objects that have one. Either may run first; the
 /// identity map removes an entry only while its object is being freed, so
 /// the second finds nothing to do.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public struct FetchedRow: ~Copyable {
     /// The context and entity the row was fetched by; nil for an object
     /// that was not fetched.

@@ -138,6 +138,7 @@ public macro Transient() = #externalMacro(module: "ModelStoreMacros", type: "Tra
 /// nonisolated members may name a property of a main-actor-isolated model
 /// (see `_$formingKeyPaths`). Not for use in app code.
 @inlinable @inline(__always)
+@_documentation(visibility: internal)
 public func _$valueType<Root, Value>(of keyPath: @MainActor () -> KeyPath<Root, Value>) -> Value.Type { Value.self }
 
 /// Runs `body`, which forms key paths to a model's properties (and evaluates
@@ -157,24 +158,9 @@ public func _$valueType<Root, Value>(of keyPath: @MainActor () -> KeyPath<Root, 
 /// closure, without the isolation that it does not need. Not for use in app
 /// code.
 @inlinable
+@_documentation(visibility: internal)
 public func _$formingKeyPaths<Result>(_ body: @MainActor () -> Result) -> Result {
     withoutActuallyEscaping(body) { body in
         unsafeBitCast(body, to: (() -> Result).self)()
     }
 }
-
-/// Turns an actor into a `ModelActor` that owns a context for background
-/// work, as SwiftData's `@ModelActor`: adds `modelContainer`,
-/// `modelExecutor` (a `DefaultSerialModelExecutor`) and
-/// `init(modelContainer:)`. The actor's code runs on the executor's serial
-/// queue and reaches its context through `modelContext`.
-///
-/// ```swift
-/// @ModelActor actor TripImporter {
-///     func count() throws -> Int { try modelContext.fetchCount(FetchDescriptor<Trip>()) }
-/// }
-/// let importer = TripImporter(modelContainer: container)
-/// ```
-@attached(member, names: named(modelExecutor), named(modelContainer), named(init))
-@attached(extension, conformances: ModelActor)
-public macro ModelActor() = #externalMacro(module: "ModelStoreMacros", type: "ModelActorMacro")

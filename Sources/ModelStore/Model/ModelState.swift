@@ -59,6 +59,10 @@ protocol ModelStateOwner: AnyObject {
 /// changed, so tracking costs nothing for objects that are only read: the
 /// first changed property's in the context's list of changed objects, the
 /// others' in the state's extras.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public final class ModelState {
     /// The Observation registrar, made when a property is first read inside
     /// a tracking scope (see ObservationProbe.swift).
@@ -310,74 +314,4 @@ struct PendingSlots {
     var inserted: Int32 = -1
     var changed: Int32 = -1
     var deleted: Int32 = -1
-}
-
-/// A set of property ordinals. Models rarely have more than 64 stored
-/// properties, so the first 64 live inline and only larger models allocate.
-@usableFromInline
-package struct PropertyBitSet: Hashable, Sendable, Sequence {
-    @usableFromInline var low: UInt64 = 0
-    @usableFromInline var high: [UInt64] = []
-
-    package init() {}
-
-    var isEmpty: Bool { low == 0 && (high.isEmpty || high.allSatisfy { $0 == 0 }) }
-
-    @inlinable
-    func contains(_ ordinal: Int) -> Bool {
-        if ordinal < 64 { return low & (1 << UInt64(ordinal)) != 0 }
-        let word = ordinal / 64 - 1
-        return word < high.count && high[word] & (1 << UInt64(ordinal % 64)) != 0
-    }
-
-    @inline(__always)
-    mutating func remove(_ ordinal: Int) {
-        if ordinal < 64 {
-            low &= ~(1 << UInt64(ordinal))
-            return
-        }
-        let word = ordinal / 64 - 1
-        if word < high.count { high[word] &= ~(1 << UInt64(ordinal % 64)) }
-    }
-
-    @inline(__always)
-    mutating func insert(_ ordinal: Int) {
-        if ordinal < 64 {
-            low |= 1 << UInt64(ordinal)
-            return
-        }
-        let word = ordinal / 64 - 1
-        if word >= high.count { high += Array(repeating: 0, count: word - high.count + 1) }
-        high[word] |= 1 << UInt64(ordinal % 64)
-    }
-
-    /// The ordinals in ascending order.
-    var ordinals: [Int] { Array(self) }
-
-    @usableFromInline
-    package struct Iterator: IteratorProtocol {
-        private var words: [UInt64]
-        private var wordIndex = 0
-        private var bits: UInt64
-
-        init(_ set: PropertyBitSet) {
-            words = set.high
-            bits = set.low
-        }
-
-        @usableFromInline
-        package mutating func next() -> Int? {
-            while bits == 0 {
-                guard wordIndex < words.count else { return nil }
-                bits = words[wordIndex]
-                wordIndex += 1
-            }
-            let ordinal = wordIndex * 64 + bits.trailingZeroBitCount
-            bits &= bits - 1
-            return ordinal
-        }
-    }
-
-    @usableFromInline
-    package func makeIterator() -> Iterator { Iterator(self) }
 }

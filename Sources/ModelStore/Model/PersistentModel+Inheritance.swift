@@ -8,6 +8,7 @@
 /// The number of persisted properties of a `@Model` superclass, where the
 /// ordinals of its subclass's own properties start; called once per subclass
 /// by the code `@Model` generates.
+@_documentation(visibility: internal)
 public func _$superclassPropertyCount<T: PersistentModel>(of superclass: T.Type) -> Int {
     superclass._$persistentProperties.count
 }
@@ -19,6 +20,7 @@ public func _$superclassPropertyCount<T: PersistentModel>(of superclass: T.Type)
     *, unavailable,
     message: "a '@Model' class can only inherit from another '@Model' class; list a protocol after the superclass, or conform in an extension"
 )
+@_documentation(visibility: internal)
 public func _$superclassPropertyCount<T>(of superclass: T.Type) -> Int { 0 }
 
 extension PersistentModel {
@@ -34,6 +36,7 @@ extension PersistentModel {
 /// subclass's key path to an inherited property (`\Car.name`, which does not
 /// compare equal to `\Vehicle.name`) finds its entry; called by the code
 /// `@Model` generates for a subclass.
+@_documentation(visibility: internal)
 public func _$rerooting(_ properties: [PropertyMetadata], at keyPaths: [AnyKeyPath]) -> [PropertyMetadata] {
     precondition(properties.count == keyPaths.count, "a superclass's key paths do not match its property table")
     return zip(properties, keyPaths).map { property, keyPath in

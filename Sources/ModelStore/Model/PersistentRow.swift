@@ -5,6 +5,10 @@
 /// A value that does not fit its property (a NULL where the property is not
 /// optional, a text in an integer column, an unknown enum case) throws an error
 /// naming the entity, property, row and file.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public struct PersistentRow {
     // Every field is a plain pointer or integer, so that making a row, passing
     // it to the initializer and dropping it costs no retain or release: a

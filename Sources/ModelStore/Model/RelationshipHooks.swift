@@ -15,6 +15,7 @@ extension PersistentModel {
     /// specialized for it: unspecialized, the conversion asked the runtime
     /// for the array's metadata and grew it through witnesses.
     @inlinable
+    @_documentation(visibility: internal)
     public func _$faultValue<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
         guard let related = _$faultModels(ordinal) else { return nil }
         if let value = related.value(as: Value.self) { return value }
@@ -27,6 +28,7 @@ extension PersistentModel {
     /// stops being a fault, whatever the load gave, so that the value written
     /// is the one read after (a fault would load the stored value again).
     @inlinable
+    @_documentation(visibility: internal)
     public func _$faultValueBeforeWrite<Value: RelationshipValue>(_ ordinal: Int, as type: Value.Type) -> Value? {
         let value = _$faultValue(ordinal, as: type)
         _$modelState.resolveFault(ordinal)
@@ -88,6 +90,7 @@ extension PersistentModel {
     /// A relationship setter's check: false when nothing changes (the same
     /// objects in the same order); otherwise records the change and mirrors
     /// it in the inverse relationship of the objects added and removed.
+    @_documentation(visibility: internal)
     public func _$willChange<Value: RelationshipValue>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
         if old == new { return false }
         let state = _$modelState
@@ -103,6 +106,7 @@ extension PersistentModel {
     /// remembers the objects it held, so that the inverse can be updated after.
     /// Returns whether the registrar is to be told when the mutation ends,
     /// as the attributes' `_$willModify` does.
+    @_documentation(visibility: internal)
     public func _$willModify<Value: RelationshipValue>(
         _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value
     ) -> Bool {
@@ -117,6 +121,7 @@ extension PersistentModel {
     }
 
     /// After an in-place mutation of a relationship: mirrors it in the inverse.
+    @_documentation(visibility: internal)
     public func _$didModify<Value: RelationshipValue>(
         _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value, observed: Bool
     ) {

@@ -35,8 +35,11 @@ package enum ColumnStorage: Int32, Sendable {
 /// that prepared it and must not outlive it; the connection's cache keeps both
 /// alive together.
 ///
-/// The type is public only because `ColumnValue`'s requirements name it; all
-/// of its members are internal to ModelStore.
+/// The type is public only because `ColumnValue`'s requirements and the code
+/// that `@Model` generates in an app's module name it (the `bindValue`
+/// overloads it calls are public too); hidden from the documentation, not
+/// API. Its other members are internal to ModelStore.
+@_documentation(visibility: internal)
 public final class Statement {
     @usableFromInline let handle: OpaquePointer
     let sql: String

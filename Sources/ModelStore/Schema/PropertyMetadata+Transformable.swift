@@ -56,8 +56,7 @@ extension PropertyMetadata {
         self.relationship = nil
         self.inverseKeyPath = nil
         self.accessor = KeyPathAccessor<Model, Value>(keyPath: keyPath)
-        self.relationshipAccessor = nil
-        self.destinationType = nil
+        self.typedRelationship = nil
         self.readUnfetched = nil
         self.defaultBinder = defaultValue.map { value in { statement, index in try bind(value(), statement, index) } }
         self.storedValueCoding = StoredValueCoding(

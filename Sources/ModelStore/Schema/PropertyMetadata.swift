@@ -10,6 +10,10 @@
 /// `@unchecked Sendable` because of the key paths: a key path is an immutable
 /// value once formed, and the standard library does not yet mark the generic
 /// key path classes `Sendable`.
+///
+/// Public only because the code that `@Model` generates in an app's
+/// module names it; hidden from the documentation, not API.
+@_documentation(visibility: internal)
 public struct PropertyMetadata: @unchecked Sendable {
     /// The property's name.
     public let name: String
@@ -27,10 +31,12 @@ public struct PropertyMetadata: @unchecked Sendable {
     /// The inverse given in `@Relationship(inverse:)`, if any.
     let inverseKeyPath: AnyKeyPath?
     let accessor: any PropertyAccessor
-    /// Typed access to the related objects; nil for an attribute.
-    let relationshipAccessor: (any RelationshipAccessor)?
-    /// The model class a relationship leads to; nil for an attribute.
-    let destinationType: (any PersistentModel.Type)?
+    /// For a relationship, its `TypedRelationship` (typed access to the
+    /// related objects, and the model class they are): nil for an attribute.
+    /// Opaque here because those types are the object model's, a layer above
+    /// the schema; read it as `relationshipAccessor` and `destinationType`
+    /// (Model/PropertyMetadata+Relationships.swift).
+    let typedRelationship: (any Sendable)?
     /// Reads the attribute's value from a column, for a property that a
     /// partial fetch left unread (a fault); nil for a relationship, and for
     /// an attribute whose type has no placeholder (which is always read).
@@ -75,60 +81,12 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.accessor = KeyPathAccessor<Model, Coder.Value>(keyPath: keyPath)
         self.relationship = nil
         self.inverseKeyPath = nil
-        self.relationshipAccessor = nil
-        self.destinationType = nil
+        self.typedRelationship = nil
         if Coder.placeholder == nil {
             self.readUnfetched = nil
         } else {
             self.readUnfetched = { statement, column in try Coder.decode(from: statement, column: column) as Any }
         }
-    }
-
-    private init<Model: PersistentModel, Value: RelationshipValue>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, ordinal: Int,
-        deleteRule: Schema.Relationship.DeleteRule, inverse: AnyKeyPath?, minimumModelCount: Int?,
-        maximumModelCount: Int?, originalName: String?, forwardsChanges: Bool
-    ) {
-        self.name = name
-        self.ordinal = ordinal
-        self.keyPath = keyPath
-        self.attribute = nil
-        self.relationship = Schema.Relationship(
-            name: name, destination: Value._destinationType.entityName, isToMany: Value._isToMany,
-            isOptional: Value._isOptional || Value._isToMany, deleteRule: deleteRule,
-            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount, originalName: originalName,
-            forwardsChanges: forwardsChanges)
-        self.inverseKeyPath = inverse
-        self.accessor = KeyPathAccessor<Model, Value>(keyPath: keyPath)
-        self.relationshipAccessor = KeyPathRelationshipAccessor<Model, Value>(keyPath: keyPath, ordinal: ordinal)
-        self.destinationType = Value._destinationType
-        self.readUnfetched = nil
-        self.defaultBinder = nil
-        self.storedValueCoding = nil
-    }
-
-    /// Describes a relationship declared without `@Relationship`: nullify,
-    /// inverse inferred.
-    public static func attribute<Model: PersistentModel, Value: RelationshipValue>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Attribute.Option], originalName: String?, defaultValue: (() -> Value)? = nil,
-        defaultKind: DefaultKind? = nil
-    ) -> PropertyMetadata {
-        PropertyMetadata(
-            name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: .nullify, inverse: nil, minimumModelCount: nil,
-            maximumModelCount: nil, originalName: originalName, forwardsChanges: false)
-    }
-
-    /// Describes a relationship declared with `@Relationship`.
-    public static func relationship<Model: PersistentModel, Value: RelationshipValue>(
-        name: String, keyPath: ReferenceWritableKeyPath<Model, Value>, type: Value.Type, ordinal: Int,
-        options: [Schema.Relationship.Option], deleteRule: Schema.Relationship.DeleteRule, minimumModelCount: Int?,
-        maximumModelCount: Int?, originalName: String?, inverse: AnyKeyPath?, forwardsChanges: Bool
-    ) -> PropertyMetadata {
-        PropertyMetadata(
-            name: name, keyPath: keyPath, ordinal: ordinal, deleteRule: deleteRule, inverse: inverse,
-            minimumModelCount: minimumModelCount, maximumModelCount: maximumModelCount, originalName: originalName,
-            forwardsChanges: forwardsChanges)
     }
 
     /// What kind of expression a property's initial value is, as `@Model`

@@ -61,16 +61,4 @@ extension Statement {
         guard let value else { return try bindNull(at: index) }
         try encodeJSON(value, into: self, at: index)
     }
-
-    /// Binds a to-one relationship's foreign key: the related object's row
-    /// key, or NULL when there is none or it is not saved yet (the save
-    /// pipeline fills that in once the related row exists).
-    /// - Throws: `SQLiteError`.
-    public func bindValue<Value: RelationshipValue>(_ value: Value, as type: Value.Type, at index: Int32) throws {
-        if let rowID = value._firstRelatedModel?._$modelState.rowID {
-            try bind(rowID, at: index)
-        } else {
-            try bindNull(at: index)
-        }
-    }
 }

@@ -132,30 +132,3 @@ extension Statement {
         try bind(try transformedData(value, by: option), at: index)
     }
 }
-
-extension PersistentRow {
-    // Called by the `init(_$row:)` that `@Model` generates for a property
-    // with `.transformable(by:)`. Such a property has no placeholder, so a
-    // partial fetch always selects its column (see `PropertyMetadata`).
-
-    /// Reads a value stored through a value transformer.
-    /// - Throws: `ModelStoreError.invalidValue` when the column is not data,
-    ///   or the transformer is missing or fails.
-    public func value<Value>(at ordinal: Int, as type: Value.Type, transformedBy option: Schema.Attribute.Option) throws
-        -> Value
-    {
-        try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            try decodeTransformed(Value.self, by: option, from: statement, column: column)
-        }
-    }
-
-    /// Reads an optional value stored through a value transformer; NULL is nil.
-    /// - Throws: `ModelStoreError.invalidValue`.
-    public func value<Value>(at ordinal: Int, as type: Value?.Type, transformedBy option: Schema.Attribute.Option) throws
-        -> Value?
-    {
-        try decode(ordinal) { statement, column throws(ValueCodingFailure) in
-            try decodeOptionalTransformed(Value.self, by: option, from: statement, column: column)
-        }
-    }
-}
