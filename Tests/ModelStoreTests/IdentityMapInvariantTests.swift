@@ -66,17 +66,17 @@ struct IdentityMapInvariantTests {
     }
 
     #if DEBUG
-    @Test("The check stops at an object registered for a row its state does not name")
+    @Test("The check stops at an object of another class in an entity's registry")
     func detectsAWrongEntry() async throws {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let trip = makeTrip()
+            let note = Note(text: "not a trip")
             let registry = RowRegistry(modelType: Trip.self)
-            registry.register(trip, rowID: 42)
+            registry.register(note, rowID: 42)
             registry._checkInvariants()
-            withExtendedLifetime(trip) {}
+            withExtendedLifetime(note) {}
         }
         let message = String(decoding: try #require(result).standardErrorContent, as: UTF8.self)
-        #expect(message.contains("registered for row 42"), "\(message)")
+        #expect(message.contains("Note registered for row 42 is not of the entity's class"), "\(message)")
     }
     #endif
 }

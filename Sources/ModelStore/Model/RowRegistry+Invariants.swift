@@ -7,8 +7,8 @@ extension RowRegistry {
     /// Checks the table's invariants and stops the program with a message
     /// naming the first one broken: the counts match the slots, each key is
     /// in one full slot that its probe run reaches, each full slot has an
-    /// entry, and each live object's state names the row it is registered
-    /// for. Does nothing in a release build.
+    /// entry, and each live object is of the entity's class. Does nothing in
+    /// a release build.
     ///
     /// - Complexity: O(*n*) for a table of *n* slots (times the probe runs'
     ///   length), in debug builds.
@@ -41,12 +41,12 @@ extension RowRegistry {
                 probe = next(after: probe)
             }
             // An object being freed reads as absent until its state's deinit
-            // removes the entry; a live one knows its row.
-            if let model = slots.object(at: index) as? any PersistentModel {
-                let stateRowID = model._$modelState.rowID
-                precondition(
-                    stateRowID == rowID,
-                    "\(type(of: model)) registered for row \(rowID) has row \(stateRowID.map(String.init) ?? "nil") in its state")
+            // removes the entry; a live one is of the entity's class (a fetch
+            // returns registered objects as an array of it). Not its state's
+            // row key: asking would make the state of an object that has none
+            // yet (see FetchedRow).
+            if let object = slots.object(at: index) {
+                precondition(modelAt(object) != nil, "\(type(of: object)) registered for row \(rowID) is not of the entity's class")
             }
         }
         precondition(full == count, "registry counts \(count) objects, its slots hold \(full)")

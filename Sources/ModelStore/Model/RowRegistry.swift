@@ -52,7 +52,7 @@ final class RowRegistry {
 
     /// The object of an entry as the entity's class: `as?` to a class
     /// (a walk up its superclasses), made for the entity's own type.
-    private let modelAt: (AnyObject) -> (any PersistentModel)?
+    let modelAt: (AnyObject) -> (any PersistentModel)?
 
     /// A registry for objects of `modelType` (and its subclasses); of any
     /// model class when the type is not known.
