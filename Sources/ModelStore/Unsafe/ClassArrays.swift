@@ -24,6 +24,14 @@
 /// Conversions between `[AnyObject]` and an array of one model class.
 @usableFromInline
 enum ClassArrays {
+    /// Whether the conversions reuse the array's buffer (false under
+    /// SafeReferences, where they copy).
+    #if MODELSTORE_SAFE_REFERENCES
+    static let reinterpretsInPlace = false
+    #else
+    static let reinterpretsInPlace = true
+    #endif
+
     /// `objects` as `[Element]`; every element must be an `Element`.
     /// - Complexity: O(1) (O(*n*) in debug builds and under SafeReferences).
     @usableFromInline @inline(__always)
