@@ -11,6 +11,16 @@ let package = Package(
         .executable(name: "modelstore-example", targets: ["modelstore-example"]),
         .executable(name: "store-tool", targets: ["store-tool"]),
     ],
+    traits: [
+        // Off by default. `swift build --traits SafeReferences` builds the
+        // identity map with `weak` references and Swift arrays instead of
+        // unowned counts in hand-managed buffers (Sources/ModelStore/Unsafe):
+        // slower, same behaviour; for checking a suspicion of a memory bug.
+        .trait(
+            name: "SafeReferences",
+            description: "Weak references and ordinary ARC instead of the unsafe identity map (slower)."
+        )
+    ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -30,8 +40,9 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        // An entry point of the Swift runtime that the standard library does
-        // not expose, declared in C (see runtime.h); nothing to link.
+        // Entry points of the Swift runtime that the standard library does
+        // not expose, declared in C (see runtime.h); nothing to link. Used
+        // only by Sources/ModelStore/Unsafe, and not under SafeReferences.
         .systemLibrary(
             name: "CSwiftRuntime",
             path: "Sources/CSwiftRuntime"
@@ -48,7 +59,8 @@ let package = Package(
         ),
         .target(
             name: "ModelStore",
-            dependencies: ["CSQLite", "CSwiftRuntime", "ModelStoreMacros"]
+            dependencies: ["CSQLite", "CSwiftRuntime", "ModelStoreMacros"],
+            swiftSettings: [.define("MODELSTORE_SAFE_REFERENCES", .when(traits: ["SafeReferences"]))]
         ),
         // The schema-driven dynamic layer (objects as entity + values, the
         // filter language, import/export, check): store-tool's layer, on the

@@ -2,6 +2,8 @@
 // links) that the standard library does not expose, declared with their C
 // signatures from the runtime's HeapObject.h. Swift code may not name it
 // with @_silgen_name: the runtime reserves its symbol names.
+// Used only by Sources/ModelStore/Unsafe/RegistrySlots.swift (whose header
+// states the invariants), and not at all under the SafeReferences trait.
 #ifndef MODELSTORE_CSWIFTRUNTIME_H
 #define MODELSTORE_CSWIFTRUNTIME_H
 

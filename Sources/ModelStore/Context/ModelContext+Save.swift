@@ -43,6 +43,7 @@ extension ModelContext {
         for round in 1...Self.conflictRounds {
             do {
                 try saveOnce()
+                _checkIdentityMap()
                 undoRecording?.didCommit()
                 return
             } catch let found as ConflictsFound {

@@ -62,7 +62,7 @@ public final class ModelContext {
     @exclusivity(unchecked) var identityMap: [ObjectIdentifier: RowRegistry] = [:]
     /// The registry found last (see `existingRegistry(for:)`); registries are
     /// never removed, so it stays valid.
-    private var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
+    private(set) var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
     /// Inserted objects not yet saved, in insertion order.
     @exclusivity(unchecked) var inserted = OrderedModels(.inserted)
     /// Persisted objects with changed properties, each with the last saved

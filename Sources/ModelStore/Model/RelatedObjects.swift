@@ -17,7 +17,7 @@ enum RelatedObjects {
 
     /// The objects of `array`, kept as their class's array.
     init<Element: PersistentModel>(_ array: [Element]) {
-        self = .objects(unsafeBitCast(array, to: [AnyObject].self), of: Element.self)
+        self = .objects(ClassArrays.erase(array), of: Element.self)
     }
 
     /// No objects.
@@ -63,7 +63,7 @@ enum RelatedObjects {
     @usableFromInline
     static func modelList(_ objects: [AnyObject], of elementType: any PersistentModel.Type) -> [any PersistentModel] {
         func list<Element: PersistentModel>(_ type: Element.Type) -> [any PersistentModel] {
-            unsafeBitCast(objects, to: [Element].self).map { $0 }
+            ClassArrays.reinterpret(objects, as: Element.self).map { $0 }
         }
         return list(elementType)
     }

@@ -108,7 +108,7 @@ extension Array: RelationshipValue where Element: PersistentModel {
         }
     }
     /// The same buffer: the elements are class references already.
-    @inlinable public var _relatedObjects: [AnyObject] { unsafeBitCast(self, to: [AnyObject].self) }
+    @inlinable public var _relatedObjects: [AnyObject] { ClassArrays.erase(self) }
     @inlinable public var _firstRelatedModel: (any PersistentModel)? { first }
 
     @inlinable public static func _value(holding models: [any PersistentModel]) -> Self? {
@@ -144,7 +144,7 @@ extension Array: RelationshipValue where Element: PersistentModel {
         // Every element is an `Element` (the array's own element type), so
         // the array is one of `Element` already.
         if ObjectIdentifier(elementType) == ObjectIdentifier(Element.self) {
-            return unsafeBitCast(objects, to: [Element].self)
+            return ClassArrays.reinterpret(objects, as: Element.self)
         }
         return _value(holding: RelatedObjects.modelList(objects, of: elementType))
     }

@@ -1,33 +1,27 @@
-import CSwiftRuntime
-
 /// One entity's registered objects by row key: the identity map's part for
 /// one table, so that a row has at most one object in a context.
 ///
-/// Entries do not keep their objects alive. Each is the object's address with
-/// one unowned reference count taken on it (as an `unowned` reference holds
-/// it, which keeps the memory, not the object), and the context removes an
+/// Entries do not keep their objects alive, and the context removes an
 /// object's entry when the object's `ModelState` is freed
-/// (`ModelStateOwner.modelStateWillDeinit`). Not `weak`: a weak reference
-/// gives every registered object a side table, an allocation per fetched
-/// object that also moves every later retain and release of it off the fast
-/// path. Reads retain the object only if its deinit has not begun
-/// (`swift_tryRetain`), so an object being
-/// freed reads as absent, as through a weak reference, until its entry is
-/// removed. An entry is 8 bytes, not the 24 of an `unowned` existential and
-/// its address: the registry was a fifth of a fetch's memory, and fresh
-/// memory costs its page faults. The registry turns an address back into
-/// `any PersistentModel` with a cast to its entity's class.
+/// (`ModelStateOwner.modelStateWillDeinit`). An object being freed reads as
+/// absent, as through a weak reference, until its entry is removed. How an
+/// entry refers to its object without keeping it, and the memory of the
+/// table, are `RegistrySlots`' business (Sources/ModelStore/Unsafe, with its
+/// invariants): by default an address with an unowned count, 8 bytes and no
+/// side table per object (a `weak` reference gives every registered object
+/// a side table, an allocation per fetched object that also moves every
+/// later retain and release of it off the fast path); with the
+/// `SafeReferences` trait, a `weak` reference. The registry turns an entry
+/// back into `any PersistentModel` with a cast to its entity's class.
 ///
-/// An open-addressing table with linear probing, in buffers that this class
-/// allocates and frees itself: keys, slot states, and entries side by side.
-/// Only the states are initialized when the table is made (writing a fresh
-/// table was a third of the cache misses of registering a fetch); a key and
-/// an entry mean something only in a full slot. A removed entry leaves a
+/// An open-addressing table with linear probing: keys, slot states, and
+/// entries side by side. Only the states are initialized when the table is
+/// made (a fresh table is written only where it is used); a key and an
+/// entry mean something only in a full slot. A removed entry leaves a
 /// tombstone, so that freeing objects costs O(1) each (shifting the rest of a
 /// probe run back cost a scan of the run per object); tombstones are reused by
 /// later entries, and dropped when the table empties or is rebuilt. Growing
-/// copies the addresses with their unowned counts, and no write checks an
-/// array's uniqueness.
+/// moves the entries, and no write checks an array's uniqueness.
 ///
 /// Row keys are integers chosen by SQLite, mostly consecutive. The hash keeps
 /// runs of eight consecutive keys in eight consecutive slots and scatters the
@@ -40,32 +34,25 @@ import CSwiftRuntime
 /// 133,336 slots, not the 262,144 the next power of two would take (the
 /// table is fresh memory, paid for in page faults).
 final class RowRegistry {
-    private enum SlotState: UInt8 {
-        case empty, full, deleted
-    }
-
     // Confined to the context's isolation domain and never accessed
     // re-entrantly (no callbacks run while a slot is written).
-    private var rowIDs: UnsafeMutablePointer<Int64>
-    private var states: UnsafeMutablePointer<SlotState>
-    /// The registered objects' addresses; meaningful where the state is `full`.
-    private var entries: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    /// A multiple of eight, at least 16.
-    private var capacity: Int
+    private(set) var slots: RegistrySlots
+    /// A multiple of eight, at least 16; `slots.capacity`.
+    private(set) var capacity: Int
     /// `capacity / 8`: the groups of eight slots that keys hash onto.
     private var groups: UInt64
     /// Registered objects.
     private(set) var count = 0
     /// Slots whose entry was removed (`deleted`).
-    private var tombstones = 0
+    private(set) var tombstones = 0
 
     /// Whether the entity has relationships, whose objects a context must
     /// unlink when it goes (see `ModelContext.deinit`).
     let hasRelationships: Bool
 
-    /// The object at an address as the entity's class: `as?` to a class
+    /// The object of an entry as the entity's class: `as?` to a class
     /// (a walk up its superclasses), made for the entity's own type.
-    private let modelAt: (AnyObject) -> (any PersistentModel)?
+    let modelAt: (AnyObject) -> (any PersistentModel)?
 
     /// A registry for objects of `modelType` (and its subclasses); of any
     /// model class when the type is not known.
@@ -74,12 +61,11 @@ final class RowRegistry {
         modelAt = modelType.map { Self.cast(to: $0) } ?? { $0 as? any PersistentModel }
         capacity = 16
         groups = 2
-        (rowIDs, states, entries) = Self.allocateSlots(16)
+        slots = RegistrySlots(capacity: 16)
     }
 
     deinit {
-        for index in 0..<capacity where states[index] == .full { release(index) }
-        Self.deallocate(rowIDs, states, entries)
+        slots.destroy(releasingEntries: true)
     }
 
     private static func cast<Model: PersistentModel>(to type: Model.Type) -> (AnyObject) -> (any PersistentModel)? {
@@ -89,46 +75,12 @@ final class RowRegistry {
     /// The object at `index`; nil once its deinit has begun.
     @inline(__always)
     private func object(at index: Int) -> (any PersistentModel)? {
-        guard let address = entries[index], swift_tryRetain(address) != nil else { return nil }
-        return modelAt(Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue())
-    }
-
-    /// Whether the object at `index` is being freed or is gone.
-    @inline(__always)
-    private func isFreed(_ index: Int) -> Bool {
-        guard let address = entries[index], swift_tryRetain(address) != nil else { return true }
-        Unmanaged<AnyObject>.fromOpaque(address).release()
-        return false
-    }
-
-    /// Gives up the entry's unowned count.
-    @inline(__always)
-    private func release(_ index: Int) {
-        if let address = entries[index] { swift_unownedRelease(address) }
-        entries[index] = nil
-    }
-
-    private static func allocateSlots(
-        _ count: Int
-    ) -> (UnsafeMutablePointer<Int64>, UnsafeMutablePointer<SlotState>, UnsafeMutablePointer<UnsafeMutableRawPointer?>) {
-        let rowIDs = UnsafeMutablePointer<Int64>.allocate(capacity: count)
-        let states = UnsafeMutablePointer<SlotState>.allocate(capacity: count)
-        states.initialize(repeating: .empty, count: count)
-        let entries = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: count)
-        return (rowIDs, states, entries)
-    }
-
-    private static func deallocate(
-        _ rowIDs: UnsafeMutablePointer<Int64>, _ states: UnsafeMutablePointer<SlotState>,
-        _ entries: UnsafeMutablePointer<UnsafeMutableRawPointer?>
-    ) {
-        rowIDs.deallocate()
-        states.deallocate()
-        entries.deallocate()
+        guard let object = slots.object(at: index) else { return nil }
+        return modelAt(object)
     }
 
     @inline(__always)
-    private func home(of rowID: Int64) -> Int {
+    func home(of rowID: Int64) -> Int {
         let hash = UInt64(bitPattern: rowID >> 3) &* 0x9E37_79B9_7F4A_7C15
         let group = Int(truncatingIfNeeded: hash.multipliedFullWidth(by: groups).high)
         return group << 3 | Int(truncatingIfNeeded: rowID & 7)
@@ -136,7 +88,7 @@ final class RowRegistry {
 
     /// The slot after `index`, wrapping around at the end of the table.
     @inline(__always)
-    private func next(after index: Int) -> Int {
+    func next(after index: Int) -> Int {
         index + 1 == capacity ? 0 : index + 1
     }
 
@@ -147,9 +99,9 @@ final class RowRegistry {
         var index = home(of: rowID)
         var firstTombstone: Int?
         while true {
-            switch states[index] {
+            switch slots.state(at: index) {
             case .empty: return (firstTombstone ?? index, false)
-            case .full where rowIDs[index] == rowID: return (index, true)
+            case .full where slots.rowID(at: index) == rowID: return (index, true)
             case .full: break
             case .deleted: if firstTombstone == nil { firstTombstone = index }
             }
@@ -166,26 +118,26 @@ final class RowRegistry {
     /// Registers `model` as the object of `rowID`, replacing any other.
     func register(_ model: any PersistentModel, rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        register(Unmanaged.passUnretained(model as AnyObject).toOpaque(), at: index, found: found, rowID: rowID)
+        register(model as AnyObject, at: index, found: found, rowID: rowID)
     }
 
-    /// Registers the model object at `address` (which must be one of the
-    /// entity's models, alive) as `registerUnlessTaken(_:rowID:)` does.
-    func registerUnlessTaken(address: UnsafeMutableRawPointer, rowID: Int64) -> (any PersistentModel)? {
+    /// Registers `object` (one of the entity's models, which the caller
+    /// keeps alive) as `registerUnlessTaken(_:rowID:)` does; an object
+    /// rather than a model, so that a fetch registers the objects of its
+    /// array without forming an existential for each.
+    func registerUnlessTaken(object: AnyObject, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
-        if found, entries[index] != address, let existing = object(at: index) { return existing }
-        register(address, at: index, found: found, rowID: rowID)
+        if found, !slots.holds(object, at: index), let existing = self.object(at: index) { return existing }
+        register(object, at: index, found: found, rowID: rowID)
         return nil
     }
 
     @inline(__always)
-    private func register(_ objectAddress: UnsafeMutableRawPointer, at index: Int, found: Bool, rowID: Int64) {
-        let address = swift_unownedRetain(objectAddress)
+    private func register(_ object: AnyObject, at index: Int, found: Bool, rowID: Int64) {
         if found {
-            release(index)
-            entries[index] = address
+            slots.replaceEntry(object, at: index)
         } else {
-            entries[index] = address
+            slots.initializeEntry(object, at: index)
             occupy(index, rowID: rowID)
         }
     }
@@ -196,16 +148,16 @@ final class RowRegistry {
     func registerUnlessTaken(_ model: any PersistentModel, rowID: Int64) -> (any PersistentModel)? {
         let (index, found) = slot(for: rowID)
         if found, let existing = object(at: index), existing !== model { return existing }
-        register(Unmanaged.passUnretained(model as AnyObject).toOpaque(), at: index, found: found, rowID: rowID)
+        register(model as AnyObject, at: index, found: found, rowID: rowID)
         return nil
     }
 
     /// Records the key of a slot that just got its entry.
     @inline(__always)
     private func occupy(_ index: Int, rowID: Int64) {
-        if states[index] == .deleted { tombstones -= 1 }
-        rowIDs[index] = rowID
-        states[index] = .full
+        if slots.state(at: index) == .deleted { tombstones -= 1 }
+        slots.setRowID(rowID, at: index)
+        slots.setState(.full, at: index)
         count += 1
         // At most three quarters of the slots taken (tombstones too), so
         // that probes stay short. Mostly tombstones: rebuild at the same size.
@@ -235,7 +187,7 @@ final class RowRegistry {
     /// being freed: a state is freed with its object, or after it.)
     func removeIfFreed(_ rowID: Int64) {
         let (index, found) = slot(for: rowID)
-        if found, isFreed(index) { removeEntry(at: index) }
+        if found, slots.isFreed(at: index) { removeEntry(at: index) }
     }
 
     /// Every registered object, held strongly, so that the caller may change
@@ -243,7 +195,7 @@ final class RowRegistry {
     var models: [any PersistentModel] {
         var models: [any PersistentModel] = []
         models.reserveCapacity(count)
-        for index in 0..<capacity where states[index] == .full {
+        for index in 0..<capacity where slots.state(at: index) == .full {
             if let model = object(at: index) { models.append(model) }
         }
         return models
@@ -253,34 +205,31 @@ final class RowRegistry {
     /// continues past the slot.
     private func removeEntry(at index: Int) {
         count -= 1
-        release(index)
+        slots.clearEntry(at: index)
         if count == 0 {
             // Empty: every slot can be empty again, without tombstones.
-            states.update(repeating: .empty, count: capacity)
+            slots.resetStates()
             tombstones = 0
-        } else if states[next(after: index)] == .empty {
-            states[index] = .empty
+        } else if slots.state(at: next(after: index)) == .empty {
+            slots.setState(.empty, at: index)
         } else {
-            states[index] = .deleted
+            slots.setState(.deleted, at: index)
             tombstones += 1
         }
     }
 
     private func resize(to newCapacity: Int) {
-        let (oldRowIDs, oldStates, oldEntries) = (rowIDs, states, entries)
-        let oldCapacity = capacity
-        (rowIDs, states, entries) = Self.allocateSlots(newCapacity)
+        let oldSlots = slots
+        slots = RegistrySlots(capacity: newCapacity)
         capacity = newCapacity
         groups = UInt64(newCapacity / 8)
         tombstones = 0
-        for slot in 0..<oldCapacity where oldStates[slot] == .full {
-            var index = home(of: oldRowIDs[slot])
-            while states[index] == .full { index = next(after: index) }
-            rowIDs[index] = oldRowIDs[slot]
-            states[index] = .full
-            entries[index] = oldEntries[slot]
+        for slot in 0..<oldSlots.capacity where oldSlots.state(at: slot) == .full {
+            var index = home(of: oldSlots.rowID(at: slot))
+            while slots.state(at: index) == .full { index = next(after: index) }
+            slots.move(slot, of: oldSlots, to: index)
         }
-        // The addresses moved with their unowned counts.
-        Self.deallocate(oldRowIDs, oldStates, oldEntries)
+        // The entries moved with whatever they hold.
+        oldSlots.destroy(releasingEntries: false)
     }
 }

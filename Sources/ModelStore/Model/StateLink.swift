@@ -18,8 +18,14 @@ final class StateLink {
     // not keep it alive (its objects must not: the app lets go of the
     // context); it changes or clears them in its deinit, before anything it
     // runs there can read them. A link handed to a successor holds it in
-    // `successor` as well.
+    // `successor` as well. One of the unsafe mechanisms listed in the
+    // Reliability article; weak under the SafeReferences trait, where a
+    // broken invariant reads nil instead of freed memory.
+    #if MODELSTORE_SAFE_REFERENCES
+    private(set) weak var owner: (any ModelStateOwner)?
+    #else
     @exclusivity(unchecked) private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
+    #endif
     /// The entity's table; nil for an object whose type is not in its
     /// context's schema (its save throws).
     let table: EntityTable?

@@ -20,6 +20,7 @@ extension ModelContext {
     public func fetch<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> [T] {
         try mergeExternalChanges()
         let results = try fetchObjects(descriptor)
+        _checkIdentityMap()
         if !descriptor.relationshipKeyPathsForPrefetching.isEmpty {
             // Without predicate, offset or limit, the results hold every
             // stored row (and unsaved objects, which have nothing to load).
@@ -251,10 +252,8 @@ extension ModelContext {
                     reusedIndex += 1
                     continue
                 }
-                // By address: the array keeps the object alive, and going
-                // through a reference would retain and release it.
-                let address = Unmanaged.passUnretained(objects[position]).toOpaque()
-                if let registered = registry.registerUnlessTaken(address: address, rowID: newRowIDs[newIndex]) {
+                // Borrowed from the buffer, which keeps the object alive.
+                if let registered = registry.registerUnlessTaken(object: objects[position], rowID: newRowIDs[newIndex]) {
                     taken.append((position, registered))
                 }
                 newIndex += 1
@@ -265,11 +264,9 @@ extension ModelContext {
     }
 
     /// `objects` as `[T]`. Every element is a T (made by T's initializer, or
-    /// checked with `as? T`), and T is a class: an array of class references
-    /// has the same layout whatever the class, so the array is reinterpreted
-    /// in O(1) instead of being copied element by element.
+    /// checked with `as? T`): reinterpreted in O(1) (see ClassArrays.swift).
     private static func reinterpret<T: PersistentModel>(_ objects: [AnyObject], as type: T.Type) -> [T] {
-        unsafeBitCast(objects, to: [T].self)
+        ClassArrays.reinterpret(objects, as: T.self)
     }
 
     /// `models` as a list of models. Made here, where T is known, each
@@ -278,7 +275,7 @@ extension ModelContext {
     /// unspecialized code walks without asking for T's array metadata
     /// (`map` did, costing about 400 instructions per object).
     private static func existentials<T: PersistentModel>(_ models: [T]) -> [any PersistentModel] {
-        let objects = unsafeBitCast(models, to: [AnyObject].self)
+        let objects = ClassArrays.erase(models)
         var existentials: [any PersistentModel] = []
         existentials.reserveCapacity(objects.count)
         for object in objects { existentials.append(unsafeDowncast(object, to: T.self)) }

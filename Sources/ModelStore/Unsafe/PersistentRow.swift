@@ -1,3 +1,24 @@
+// UNSAFE CODE, CONTAINED (see RegistrySlots.swift for the folder's rule).
+//
+// What it implements: the row that `@Model`'s generated `init(_$row:)`
+// reads, made by a fetch for each row without a retain or an allocation.
+//
+// Invariants it relies on:
+// 1. Lifetime. A row holds unmanaged references (statement, table, link,
+//    relationship reader) and pointers (the unfetched bit set, the context's
+//    hand-over slot). `make` borrows its arguments for the whole call and a
+//    row is used only during the `init(_$row:)` call it is passed to, so
+//    everything it points to outlives it. Nothing may keep a row: the
+//    generated initializer keeps a `FetchedRow` (strong references) or
+//    attaches its state, never the row.
+// 2. The hand-over slot. One per context (`ModelContext.handOverSlot`), set
+//    to `.nothing` before the initializer runs and read right after it; a
+//    nested row (a to-one loaded by the initializer) leaves it `.nothing`,
+//    and the hand-over is the initializer's last call. The context is used
+//    in one isolation domain, so no other fetch writes the slot meanwhile.
+// 3. `.state(Unmanaged<ModelState>)` in the slot is unretained: the object
+//    being made holds its state until `make` returns it with the object.
+
 /// One fetched row, read by the initializer that `@Model` generates
 /// (`init(_$row:)`): column 0 is the primary key, the property with ordinal N
 /// is column N + 1.

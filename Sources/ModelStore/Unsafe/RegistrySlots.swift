@@ -1,0 +1,174 @@
+// UNSAFE CODE, CONTAINED. This file is one of the few in ModelStore that
+// manage memory or object lifetimes by hand; each says, next to the code,
+// what keeps it correct. Callers see a small API with no pointers in it.
+//
+// What it implements: the slot storage of `RowRegistry`, the identity map's
+// table for one entity: for each slot a row key, a state (empty, full,
+// deleted) and an entry that refers to a model object WITHOUT keeping it
+// alive. Two builds:
+//
+// - Default: three buffers that this type allocates and frees itself, and
+//   entries that are object addresses holding one *unowned* reference count
+//   each (through the runtime entry points declared in
+//   Sources/CSwiftRuntime/runtime.h). An entry is 8 bytes and registering an
+//   object allocates nothing.
+// - `MODELSTORE_SAFE_REFERENCES` (the `SafeReferences` package trait):
+//   Swift arrays and `weak` references, ordinary ARC, no runtime entry
+//   points (RegistrySlots+SafeReferences.swift). Slower, same behaviour.
+//
+// Invariants the default build relies on:
+// 1. Lifetime. An entry holds one unowned count on its object, taken in
+//    `initializeEntry`/`replaceEntry` and given back exactly once, in
+//    `clearEntry`, `replaceEntry` or `destroy(releasingEntries: true)`;
+//    `move` hands the count over with the address. An unowned count keeps
+//    the object's memory allocated (not the object), so the address stays
+//    valid to ask `swift_tryRetain`, which retains the object only if its
+//    deinit has not begun: a freed object reads as absent, as through a weak
+//    reference. The registry clears an object's entry when its `ModelState`
+//    is freed (`ModelStateOwner.modelStateWillDeinit`).
+// 2. Native objects. Every entry is a native Swift class instance (a model
+//    class), which the unowned-count entry points require.
+// 3. Initialization. Only the states are initialized when the buffers are
+//    made; a row key and an entry are read only in a slot the caller has
+//    filled (`full`), and the caller writes both before marking it full.
+// 4. Exclusivity. The buffers belong to one registry, which belongs to one
+//    context and is used only in that context's isolation domain; no call
+//    back into the caller happens while a slot is being written, so no two
+//    accesses to a slot overlap. Indices are in `0..<capacity` (checked in
+//    debug builds).
+#if !MODELSTORE_SAFE_REFERENCES
+import CSwiftRuntime
+
+/// The state of one slot of a `RowRegistry`.
+enum RegistrySlotState: UInt8 {
+    case empty, full, deleted
+}
+
+/// The slots of a `RowRegistry`: row keys, slot states and entries that
+/// refer to objects without keeping them alive. A value with reference
+/// semantics over buffers: copies share them, and exactly one owner calls
+/// `destroy`.
+struct RegistrySlots {
+    private let rowIDs: UnsafeMutablePointer<Int64>
+    private let states: UnsafeMutablePointer<RegistrySlotState>
+    /// Object addresses with one unowned count each; meaningful only where
+    /// the state is `full` (invariant 3).
+    private let entries: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// The number of slots.
+    let capacity: Int
+
+    /// Allocates `capacity` slots, all empty.
+    init(capacity: Int) {
+        self.capacity = capacity
+        rowIDs = UnsafeMutablePointer<Int64>.allocate(capacity: capacity)
+        states = UnsafeMutablePointer<RegistrySlotState>.allocate(capacity: capacity)
+        states.initialize(repeating: .empty, count: capacity)
+        entries = UnsafeMutablePointer<UnsafeMutableRawPointer?>.allocate(capacity: capacity)
+    }
+
+    /// Frees the buffers; with `releasingEntries`, first gives back the
+    /// unowned count of every full slot's entry (false when `move` has
+    /// handed them all to other slots).
+    func destroy(releasingEntries: Bool) {
+        if releasingEntries {
+            for index in 0..<capacity where states[index] == .full { clearEntry(at: index) }
+        }
+        rowIDs.deallocate()
+        states.deallocate()
+        entries.deallocate()
+    }
+
+    @inline(__always)
+    func state(at index: Int) -> RegistrySlotState {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        return states[index]
+    }
+
+    @inline(__always)
+    func setState(_ state: RegistrySlotState, at index: Int) {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        states[index] = state
+    }
+
+    /// Makes every slot empty; only when no slot is full (no entry would
+    /// lose its count).
+    func resetStates() {
+        states.update(repeating: .empty, count: capacity)
+    }
+
+    /// The row key of a full slot.
+    @inline(__always)
+    func rowID(at index: Int) -> Int64 {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        return rowIDs[index]
+    }
+
+    @inline(__always)
+    func setRowID(_ rowID: Int64, at index: Int) {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        rowIDs[index] = rowID
+    }
+
+    /// The entry's object, retained; nil once its deinit has begun.
+    @inline(__always)
+    func object(at index: Int) -> AnyObject? {
+        guard let address = entries[index], swift_tryRetain(address) != nil else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(address).takeRetainedValue()
+    }
+
+    /// Whether the entry's object is being freed or is gone.
+    @inline(__always)
+    func isFreed(at index: Int) -> Bool {
+        guard let address = entries[index], swift_tryRetain(address) != nil else { return true }
+        Unmanaged<AnyObject>.fromOpaque(address).release()
+        return false
+    }
+
+    /// Whether the slot's entry refers to `object`; by address, without
+    /// retaining either.
+    @inline(__always)
+    func holds(_ object: AnyObject, at index: Int) -> Bool {
+        entries[index] == Unmanaged.passUnretained(object).toOpaque()
+    }
+
+    /// Whether a full slot has an entry at all (invariant checks).
+    func hasEntry(at index: Int) -> Bool {
+        entries[index] != nil
+    }
+
+    /// Stores an entry for `object` in a slot that is not full (whose entry
+    /// is garbage). The caller keeps `object` alive during the call.
+    @inline(__always)
+    func initializeEntry(_ object: AnyObject, at index: Int) {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        entries[index] = swift_unownedRetain(Unmanaged.passUnretained(object).toOpaque())
+    }
+
+    /// Replaces the entry of a full slot, giving back the old one's count.
+    @inline(__always)
+    func replaceEntry(_ object: AnyObject, at index: Int) {
+        // Retain the new object's memory first: it may be the same object.
+        let address = swift_unownedRetain(Unmanaged.passUnretained(object).toOpaque())
+        clearEntry(at: index)
+        entries[index] = address
+    }
+
+    /// Gives back the entry's unowned count; the slot then has no entry.
+    @inline(__always)
+    func clearEntry(at index: Int) {
+        if let address = entries[index] { swift_unownedRelease(address) }
+        entries[index] = nil
+    }
+
+    /// Copies full slot `index` of `source` (key, entry and its count) into
+    /// slot `target`, which is not full, and marks it full. The source slot
+    /// no longer owns its count: `source` must be destroyed without
+    /// releasing entries.
+    @inline(__always)
+    func move(_ index: Int, of source: RegistrySlots, to target: Int) {
+        rowIDs[target] = source.rowIDs[index]
+        states[target] = .full
+        entries[target] = source.entries[index]
+    }
+}
+#endif
