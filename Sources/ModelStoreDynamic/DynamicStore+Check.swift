@@ -139,8 +139,7 @@ extension DynamicStore {
                         return false
                     }.map { (entity.name, $0.name) }
                 }.first
-                problems.append(
-                    StoreProblem(.orphanedJoinRow, entity: owner?.0, property: owner?.1, row: row, message: message))
+                problems.append(StoreProblem(.orphanedJoinRow, entity: owner?.0, property: owner?.1, message: message))
             }
         }
         return problems

@@ -2,7 +2,7 @@ import ModelStore
 
 /// One problem that `DynamicStore.check()` found in a store, or that an
 /// import's check found in a record of its file: what kind of problem it
-/// is, where it is (entity, object, property, row, line, each when there is
+/// is, where it is (entity, object, property, line, each when there is
 /// one) and a plain message that reads on its own.
 ///
 /// The structure is for programs (store-tool's JSON output, tests, a server);
@@ -30,7 +30,8 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
         /// object that does not exist.
         case danglingReference
         /// A join row of a many-to-many relationship names an object that
-        /// does not exist.
+        /// does not exist. (Join tables have no rowid, so SQLite's check
+        /// cannot say which row.)
         case orphanedJoinRow
         /// The schema record and the file's tables or columns disagree.
         case schemaMismatch
@@ -79,9 +80,6 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
     /// The property (or, for a unique rule, its label such as
     /// `(title, term)`) the problem concerns, when it concerns one.
     package let property: String?
-    /// The row of a table that holds no objects (a join table), when the
-    /// problem is about one; `object` names rows of entity tables.
-    package let row: Int64?
     /// The line of a JSONL import file the problem is on (1-based); nil for
     /// a JSON export and for `check`.
     package let line: Int?
@@ -94,14 +92,13 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
 
     /// Makes a problem.
     package init(
-        _ kind: Kind, entity: String? = nil, object: ObjectID? = nil, property: String? = nil, row: Int64? = nil,
+        _ kind: Kind, entity: String? = nil, object: ObjectID? = nil, property: String? = nil,
         line: Int? = nil, suggestions: [String] = [], message: String
     ) {
         self.kind = kind
         self.entity = entity
         self.object = object
         self.property = property
-        self.row = row
         self.line = line
         self.suggestions = suggestions
         self.message = message
@@ -111,7 +108,7 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
     package func on(line: Int?) -> StoreProblem {
         guard let line else { return self }
         return StoreProblem(
-            kind, entity: entity, object: object, property: property, row: row, line: line, suggestions: suggestions,
+            kind, entity: entity, object: object, property: property, line: line, suggestions: suggestions,
             message: message)
     }
 

@@ -8,7 +8,7 @@ struct Check: ParsableCommand {
         abstract: "Check the file and the store's invariants; one line per problem, exit code 1 when any.",
         discussion: """
             With --format json, one JSON array of problems; with jsonl, one problem per line. Each problem \
-            has kind, entity, object, property, row, line, suggestions and message (null where they do not apply).
+            has kind, entity, object, property, line, suggestions and message (null where they do not apply).
 
             Examples:
               store-tool check trips.store && echo healthy

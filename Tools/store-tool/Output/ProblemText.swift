@@ -29,7 +29,7 @@ enum ProblemText {
     }
 
     /// One problem as one JSON object: `kind`, `entity`, `object`,
-    /// `property`, `row`, `line` (null when they do not apply),
+    /// `property`, `line` (null when they do not apply),
     /// `suggestions` and `message` (the text without label or line).
     static func json(_ problem: StoreProblem) -> String {
         let fields: [(String, String)] = [
@@ -37,7 +37,6 @@ enum ProblemText {
             ("entity", problem.entity.map(JSONText.string) ?? "null"),
             ("object", problem.object.map { JSONText.string($0.description) } ?? "null"),
             ("property", problem.property.map(JSONText.string) ?? "null"),
-            ("row", problem.row.map { String($0) } ?? "null"),
             ("line", problem.line.map { String($0) } ?? "null"),
             ("suggestions", "[" + problem.suggestions.map(JSONText.string).joined(separator: ",") + "]"),
             ("message", JSONText.string(problem.message)),
