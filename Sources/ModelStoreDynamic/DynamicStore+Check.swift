@@ -3,13 +3,13 @@ import ModelStore
 
 extension DynamicStore {
     /// Checks the file and the store's own invariants and returns one
-    /// problem per finding (empty when there is none): schema objects ModelStore did
-    /// not make (triggers, views, CHECK constraints, generated columns,
-    /// indexes on expressions, …: see `ForeignSchemaObject`); SQLite's `integrity_check` and
-    /// `foreign_key_check`; the schema record matches the tables and
-    /// columns; every value has its recorded type (and is one of its enum's
-    /// recorded cases) and required values are present; non-optional to-ones
-    /// are set; unique values (`.unique` and `#Unique`) are unique; a
+    /// problem per finding (empty when there is none): schema objects
+    /// ModelStore did not make (triggers, views, CHECK constraints, generated
+    /// columns, indexes on expressions, …: see `ForeignSchemaObject`);
+    /// SQLite's `integrity_check` and `foreign_key_check`; the schema record
+    /// matches the tables and columns; every value has its recorded type
+    /// (and is one of its enum's recorded cases) and required values are
+    /// present; non-optional to-ones are set; unique values (`.unique` and `#Unique`) are unique; a
     /// one-to-one's object has one partner; to-many counts are within their
     /// limits. Join rows that lead nowhere are `.orphanedJoinRow`s. Each
     /// problem's `kind` says which check found it. Reads row by row.
