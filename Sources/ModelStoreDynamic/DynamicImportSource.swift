@@ -60,10 +60,11 @@ package enum DynamicImportSource: Sendable {
     }
 
     /// Calls `body` with each record, or with the reason a line is not a
-    /// record, and where it is (`line 12` for JSONL, nil for a JSON export).
+    /// record, and where it is (its 1-based line for JSONL, nil for a JSON
+    /// export).
     /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
     ///   read; what `body` throws.
-    func forEach(_ body: (Result<DynamicExportFile.Record, ImportLineFailure>, _ location: String?) throws -> Void) throws {
+    func forEach(_ body: (Result<DynamicExportFile.Record, ImportLineFailure>, _ line: Int?) throws -> Void) throws {
         switch self {
         case .export(let file):
             for record in file.records { try body(.success(record), nil) }
@@ -74,13 +75,12 @@ package enum DynamicImportSource: Sendable {
             while let line = try reader.nextLine() {
                 number += 1
                 if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-                let location = "line \(number)"
                 do {
                     var record = try decoder.decode(DynamicExportFile.Record.self, from: Data(line))
                     if let id = ObjectID(record.key) { record.entity = id.entity }
-                    try body(.success(record), location)
+                    try body(.success(record), number)
                 } catch let error as DecodingError {
-                    try body(.failure(ImportLineFailure(reason: "not a record of the form {\"key\":\"Entity:ID\",\"attributes\":{…},\"relationships\":{…}}: " + DynamicExportFile.describe(error))), location)
+                    try body(.failure(ImportLineFailure(reason: "not a record of the form {\"key\":\"Entity:ID\",\"attributes\":{…},\"relationships\":{…}}: " + DynamicExportFile.describe(error))), number)
                 }
             }
         }

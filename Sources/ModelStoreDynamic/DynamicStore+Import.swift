@@ -45,8 +45,9 @@ extension DynamicStore {
     /// objects of the store that gain members keep their order and have
     /// their counts checked, as a typed save does. With `dryRun` everything
     /// runs and is rolled back.
-    /// - Throws: `DynamicStoreError.invalidImport` listing every problem (the
-    ///   first 1,000, then how many more); `ModelStoreError.readOnlyStore`,
+    /// - Throws: `DynamicStoreError.importProblems` with every problem (the
+    ///   first 1,000 listed, the rest counted); `.invalidImport` when the
+    ///   file cannot be read; `ModelStoreError.readOnlyStore`,
     ///   `.relationshipCount`, `.danglingReference`, `.saveFailed`;
     ///   `DynamicStoreError.validationFailed`; `SQLiteError` (a lock held
     ///   past the busy timeout).
@@ -55,7 +56,7 @@ extension DynamicStore {
     ) throws -> DynamicImportResult {
         let stamp = try source.stamp()
         let check = try checkImport(source) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
-        guard check.problems.isEmpty else { throw DynamicStoreError.invalidImport(check.problems.report) }
+        guard check.problems.isEmpty else { throw DynamicStoreError.importProblems(check.problems) }
         let total = check.records
         return try writeTransaction(dryRun: dryRun) {
             // The records written must be the records checked.
@@ -117,12 +118,12 @@ extension DynamicStore {
     private func eachRecord(
         _ source: DynamicImportSource, _ body: (DynamicExportFile.Record, ObjectID, EntityTable) throws -> Void
     ) throws {
-        try source.forEach { result, location in
+        try source.forEach { result, line in
             guard case .success(let record) = result, let table = store.table(named: record.entity),
                 let id = ObjectID(record.key)
             else {
                 throw DynamicStoreError.invalidImport(
-                    ["\(location.map { "\($0): " } ?? "")the file changed while it was imported"])
+                    ["\(line.map { "line \($0): " } ?? "")the file changed while it was imported"])
             }
             try body(record, id, table)
         }

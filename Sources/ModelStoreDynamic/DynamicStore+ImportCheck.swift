@@ -5,29 +5,6 @@ import ModelStore
 // one read of the file, keeping only what the checks need (the keys seen,
 // the unique values, the references not yet resolved), never the records.
 
-/// Problems found in an import file, one line each. The first 1,000 are
-/// kept; the rest are counted, so that a file of a million bad records does
-/// not hold a million lines.
-struct ImportProblems {
-    private(set) var lines: [String] = []
-    private(set) var count = 0
-    static let kept = 1000
-
-    var isEmpty: Bool { count == 0 }
-
-    mutating func append(_ line: String) {
-        count += 1
-        if lines.count < Self.kept { lines.append(line) }
-    }
-
-    mutating func append(contentsOf lines: [String]) { for line in lines { append(line) } }
-
-    /// The kept lines, and one line for those not kept.
-    var report: [String] {
-        count > lines.count ? lines + ["… and \(count - lines.count) more problems"] : lines
-    }
-}
-
 /// What the check pass leaves for the write passes.
 struct ImportCheck {
     var problems = ImportProblems()
@@ -55,54 +32,61 @@ extension DynamicStore {
         var check = ImportCheck()
         var unknownEntities = Set<String>()
         /// Keys named before their record was seen, with who named them.
-        var pending: [ObjectID: [String]] = [:]
+        var pending: [ObjectID: [Referrer]] = [:]
         var uniques: [String: UniqueBatch] = [:]
-        try source.forEach { result, location in
-            let prefix = location.map { "\($0): " } ?? ""
+        try source.forEach { result, line in
             let record: DynamicExportFile.Record
             switch result {
             case .success(let value): record = value
             case .failure(let failure):
-                check.problems.append(prefix + failure.reason)
+                check.problems.append(StoreProblem(.unreadableRecord, line: line, message: failure.reason))
                 return
             }
             guard let table = store.table(named: record.entity) else {
                 if record.entity.isEmpty {
-                    check.problems.append(prefix + "the key '\(record.key)' is not of the form Entity:ID")
-                } else if unknownEntities.insert(record.entity).inserted {
-                    let suggestions = Suggestions.closest(to: record.entity, in: schema.entities.map(\.name))
                     check.problems.append(
-                        prefix + "\(record.entity): the store has no entity named '\(record.entity)'" + Suggestions.didYouMean(suggestions))
+                        StoreProblem(.malformedKey, line: line, message: "the key '\(record.key)' is not of the form Entity:ID"))
+                } else if unknownEntities.insert(record.entity).inserted {
+                    check.problems.append(
+                        StoreProblem(
+                            .unknownEntity, entity: record.entity, line: line,
+                            suggestions: Suggestions.closest(to: record.entity, in: schema.entities.map(\.name)),
+                            message: "\(record.entity): the store has no entity named '\(record.entity)'"))
                 }
                 return
             }
             guard let id = ObjectID(record.key), id.entity == record.entity else {
-                check.problems.append(prefix + "\(record.entity) record '\(record.key)': the key is not of the form \(record.entity):ID")
+                check.problems.append(
+                    StoreProblem(
+                        .malformedKey, entity: table.name, line: line,
+                        message: "\(record.entity) record '\(record.key)': the key is not of the form \(record.entity):ID"))
                 return
             }
             guard check.keys.insert(id).inserted else {
-                check.problems.append(prefix + "\(id): the key appears more than once")
+                check.problems.append(
+                    StoreProblem(
+                        .duplicateKey, entity: table.name, object: id, line: line, message: "\(id): the key appears more than once"))
                 return
             }
             check.records += 1
             if check.records % 1000 == 0 { progress(check.records) }
             pending.removeValue(forKey: id)
             let (values, valueProblems) = typedValues(record, id: id, entity: table.entity)
-            check.problems.append(contentsOf: valueProblems.map { prefix + $0 })
+            check.problems.append(contentsOf: valueProblems.map { $0.on(line: line) })
             let (links, linkProblems) = importLinks(record, id: id, entity: table.entity)
-            check.problems.append(contentsOf: linkProblems.map { prefix + $0 })
+            check.problems.append(contentsOf: linkProblems.map { $0.on(line: line) })
             for (relationship, target) in links.toOne where !check.keys.contains(target) {
-                pending[target, default: []].append(prefix + "\(id).\(relationship.name)")
+                pending[target, default: []].append(Referrer(object: id, relationship: relationship.name, line: line))
             }
             for (relationship, targets) in links.toMany {
                 for target in targets where !check.keys.contains(target) {
-                    pending[target, default: []].append(prefix + "\(id).\(relationship.name)")
+                    pending[target, default: []].append(Referrer(object: id, relationship: relationship.name, line: line))
                 }
             }
             for (index, rule) in table.entity.uniqueRules.enumerated() {
                 let name = "\(table.name)#\(index)"
                 var batch = uniques[name] ?? UniqueBatch(rule: rule, table: table)
-                if let problem = batch.add(rule.names.map { values[$0] ?? .null }, id: id, prefix: prefix) {
+                if let problem = batch.add(rule.names.map { values[$0] ?? .null }, id: id, line: line) {
                     check.problems.append(problem)
                 }
                 if batch.tuples.count >= 500 { check.problems.append(contentsOf: try batch.flush(self)) }
@@ -121,8 +105,8 @@ extension DynamicStore {
     /// References to keys that are not records of the file: problems for a
     /// JSON export; for JSONL, references to objects of the store, which
     /// must exist (checked with one query per batch of keys).
-    private func danglingProblems(_ pending: [ObjectID: [String]], source: DynamicImportSource) throws -> [String] {
-        var problems: [String] = []
+    private func danglingProblems(_ pending: [ObjectID: [Referrer]], source: DynamicImportSource) throws -> [StoreProblem] {
+        var problems: [StoreProblem] = []
         var missing = pending.keys.sorted()
         if source.refersToStore {
             var found = Set<ObjectID>()
@@ -133,13 +117,19 @@ extension DynamicStore {
         }
         for target in missing {
             for referrer in pending[target] ?? [] {
+                let subject = "\(referrer.object).\(referrer.relationship)"
                 problems.append(
-                    source.refersToStore
-                        ? "\(referrer): \(target) is neither a record of the file nor an object of the store"
-                        : "\(referrer): \(target) is not a record of the file (a dangling key)")
+                    StoreProblem(
+                        .danglingReference, entity: referrer.object.entity, object: referrer.object,
+                        property: referrer.relationship, line: referrer.line,
+                        message: source.refersToStore
+                            ? "\(subject): \(target) is neither a record of the file nor an object of the store"
+                            : "\(subject): \(target) is not a record of the file (a dangling key)"))
             }
         }
-        return problems.sorted()
+        // In the order of their text as "line N: message" (the order these
+        // problems have always been listed in).
+        return problems.sorted { $0.sortText < $1.sortText }
     }
 
     /// The keys among `keys` that are rows of `entity`'s table, with one
@@ -164,31 +154,38 @@ extension DynamicStore {
     /// defaults for the attributes it leaves out, and one problem per value
     /// that does not fit (the wrong type, not an enum case, a required value
     /// that is null or missing, an unknown name).
-    func typedValues(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> ([String: DynamicValue], [String]) {
+    func typedValues(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> ([String: DynamicValue], [StoreProblem]) {
         var values: [String: DynamicValue] = [:]
-        var problems: [String] = []
+        var problems: [StoreProblem] = []
+        func problem(_ kind: StoreProblem.Kind, _ property: String, _ text: String, suggestions: [String] = []) {
+            problems.append(
+                StoreProblem(
+                    kind, entity: entity.name, object: id, property: property, suggestions: suggestions,
+                    message: "\(id).\(property): \(text)"))
+        }
         let given = record.attributes ?? [:]
         for name in given.keys.sorted() {
             guard let json = given[name] else { continue }
             guard let attribute = entity.attribute(named: name) else {
                 if entity.relationship(named: name) != nil {
-                    problems.append("\(id).\(name): a relationship, given among the attributes")
+                    problem(.misplacedProperty, name, "a relationship, given among the attributes")
                 } else {
-                    let candidates = Suggestions.closest(to: name, in: entity.attributes.map(\.name))
-                    problems.append("\(id).\(name): \(entity.name) has no attribute named '\(name)'" + Suggestions.didYouMean(candidates))
+                    problem(
+                        .unknownProperty, name, "\(entity.name) has no attribute named '\(name)'",
+                        suggestions: Suggestions.closest(to: name, in: entity.attributes.map(\.name)))
                 }
                 continue
             }
             if json == .null {
-                if !attribute.isOptional { problems.append("\(id).\(name): required, but null") }
+                if !attribute.isOptional { problem(.missingRequiredValue, name, "required, but null") }
                 values[name] = .null
                 continue
             }
             switch ValueJSON.value(json, as: attribute.kind) {
             case .success(let value):
-                if let problem = attribute.caseProblem(value) { problems.append("\(id).\(name): \(problem)") }
+                if let reason = attribute.caseProblem(value) { problem(.badValue, name, reason) }
                 values[name] = value
-            case .failure(let failure): problems.append("\(id).\(name): \(failure.reason)")
+            case .failure(let failure): problem(.badValue, name, failure.reason)
             }
         }
         for attribute in entity.attributes where given[attribute.name] == nil {
@@ -198,28 +195,35 @@ extension DynamicStore {
                     continue
                 }
             } catch {
-                problems.append("\(id).\(attribute.name): missing, and \(error.reason)")
+                problem(.unparsableDefault, attribute.name, "missing, and \(error.reason)")
                 continue
             }
-            if !attribute.isOptional { problems.append("\(id).\(attribute.name): required, but missing") }
+            if !attribute.isOptional { problem(.missingRequiredValue, attribute.name, "required, but missing") }
         }
         return (values, problems)
     }
 
     /// A record's relationships by exported key, and one problem per key
     /// that is malformed, of the wrong entity, or given in the wrong shape.
-    func importLinks(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> (ImportLinks, [String]) {
+    func importLinks(_ record: DynamicExportFile.Record, id: ObjectID, entity: Schema.Entity) -> (ImportLinks, [StoreProblem]) {
         var links = ImportLinks()
-        var problems: [String] = []
+        var problems: [StoreProblem] = []
+        func problem(_ kind: StoreProblem.Kind, _ property: String, _ text: String, suggestions: [String] = []) {
+            problems.append(
+                StoreProblem(
+                    kind, entity: entity.name, object: id, property: property, suggestions: suggestions,
+                    message: "\(id).\(property): \(text)"))
+        }
         let given = record.relationships ?? [:]
         for name in given.keys.sorted() {
             guard let json = given[name] else { continue }
             guard let relationship = entity.relationship(named: name) else {
                 if entity.attribute(named: name) != nil {
-                    problems.append("\(id).\(name): an attribute, given among the relationships")
+                    problem(.misplacedProperty, name, "an attribute, given among the relationships")
                 } else {
-                    let candidates = Suggestions.closest(to: name, in: entity.relationships.map(\.name))
-                    problems.append("\(id).\(name): \(entity.name) has no relationship named '\(name)'" + Suggestions.didYouMean(candidates))
+                    problem(
+                        .unknownProperty, name, "\(entity.name) has no relationship named '\(name)'",
+                        suggestions: Suggestions.closest(to: name, in: entity.relationships.map(\.name)))
                 }
                 continue
             }
@@ -230,13 +234,13 @@ extension DynamicStore {
             case (.array(let items), true): texts = items
             default:
                 let expected = relationship.isToMany ? "an array of \(relationship.destination):ID keys" : "\"\(relationship.destination):ID\" or null"
-                problems.append("\(id).\(name): expected \(expected), found \(json.summary)")
+                problem(.badValue, name, "expected \(expected), found \(json.summary)")
                 continue
             }
             var targets: [ObjectID] = []
             for text in texts {
                 guard case .string(let key) = text, let target = ObjectID(key), target.entity == relationship.destination else {
-                    problems.append("\(id).\(name): \(text.summary) is not a key of the form \(relationship.destination):ID")
+                    problem(.malformedKey, name, "\(text.summary) is not a key of the form \(relationship.destination):ID")
                     continue
                 }
                 targets.append(target)
@@ -249,7 +253,7 @@ extension DynamicStore {
         }
         for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
             if given[relationship.name] == nil || given[relationship.name] == .null {
-                problems.append("\(id).\(relationship.name): required, but missing")
+                problem(.missingRequiredValue, relationship.name, "required, but missing")
             }
         }
         return (links, problems)
@@ -263,34 +267,37 @@ struct UniqueBatch {
     let table: EntityTable
     private var seen: [[StoredKey]: ObjectID] = [:]
     private(set) var tuples: [[DynamicValue]] = []
-    private var owners: [(id: ObjectID, prefix: String)] = []
+    private var owners: [(id: ObjectID, line: Int?)] = []
 
     init(rule: UniqueRule, table: EntityTable) {
         self.rule = rule
         self.table = table
     }
 
-    private func subject(_ id: ObjectID) -> String { "\(id).\(rule.label)" }
+    /// The problem of `id`'s values, which `other` holds too.
+    private func duplicate(_ id: ObjectID, line: Int?, other: String) -> StoreProblem {
+        StoreProblem(
+            .duplicateUniqueValue, entity: table.name, object: id, property: rule.label, line: line,
+            message: "\(id).\(rule.label)"
+                + (rule.isCompound
+                    ? ": unique together (#Unique), but \(other) has the same values"
+                    : ": unique, but \(other) has the same value"))
+    }
 
     /// Adds one record's values; a problem when another record of the file
     /// has the same ones. Tuples with a nil value are never duplicates.
-    mutating func add(_ tuple: [DynamicValue], id: ObjectID, prefix: String) -> String? {
+    mutating func add(_ tuple: [DynamicValue], id: ObjectID, line: Int?) -> StoreProblem? {
         guard !tuple.contains(where: \.isNull) else { return nil }
         let key = tuple.map(StoredKey.init)
-        if let first = seen[key] {
-            return prefix + subject(id)
-                + (rule.isCompound
-                    ? ": unique together (#Unique), but \(first) in the file has the same values"
-                    : ": unique, but \(first) in the file has the same value")
-        }
+        if let first = seen[key] { return duplicate(id, line: line, other: "\(first) in the file") }
         seen[key] = id
         tuples.append(tuple)
-        owners.append((id, prefix))
+        owners.append((id, line))
         return nil
     }
 
     /// Looks the batch up in the store (one query) and empties it.
-    mutating func flush(_ store: DynamicStore) throws -> [String] {
+    mutating func flush(_ store: DynamicStore) throws -> [StoreProblem] {
         defer {
             tuples = []
             owners = []
@@ -301,10 +308,21 @@ struct UniqueBatch {
         return conflicts.keys.sorted().compactMap { index in
             guard let row = conflicts[index] else { return nil }
             let owner = owners[index]
-            return owner.prefix + subject(owner.id)
-                + (rule.isCompound
-                    ? ": unique together (#Unique), but \(table.name):\(row) of the store has the same values"
-                    : ": unique, but \(table.name):\(row) of the store has the same value")
+            return duplicate(owner.id, line: owner.line, other: "\(table.name):\(row) of the store")
         }
     }
+}
+
+/// An object of an import file that names a key, by which relationship and
+/// on which line.
+private struct Referrer {
+    let object: ObjectID
+    let relationship: String
+    let line: Int?
+}
+
+extension StoreProblem {
+    /// The order import problems of one kind are listed in: by their text
+    /// as `line N: message`.
+    fileprivate var sortText: String { (line.map { "line \($0): " } ?? "") + message }
 }

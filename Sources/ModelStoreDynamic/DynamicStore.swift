@@ -192,14 +192,18 @@ package enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConverti
     /// `sql` was given a statement that does not compile or that SQLite
     /// refuses to run (its message, such as `no such table: Trips`).
     case invalidSQL(String)
-    /// An import file does not fit the store's schema; every problem is
-    /// listed, one line each, naming the entity, the record and the property.
+    /// An import file cannot be read as one (not an export, unreadable,
+    /// changed while it was imported): one line each.
     case invalidImport([String])
+    /// An import file's records do not fit the store's schema: every
+    /// problem, each naming its kind, entity, record, property and line.
+    case importProblems(ImportProblems)
 
     package var description: String {
         switch self {
         case .unknownEntity(let name, let suggestions):
-            return "the store has no entity named '\(name)'" + Suggestions.didYouMean(suggestions)
+            return "the store has no entity named '\(name)'"
+                + (suggestions.isEmpty ? "" : " (the closest: \(suggestions.joined(separator: ", ")))")
         case .objectNotFound(let id):
             return "\(id) does not exist"
         case .invalidIdentifier(let text):
@@ -222,6 +226,11 @@ package enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConverti
         case .invalidImport(let problems):
             return problems.count == 1
                 ? problems[0] : "\(problems.count) problems in the import file: " + problems.joined(separator: "; ")
+        case .importProblems(let problems):
+            let lines = problems.listed.map { problem in (problem.line.map { "line \($0): " } ?? "") + problem.message }
+                + (problems.unlisted > 0 ? ["… and \(problems.unlisted) more problems"] : [])
+            return problems.count == 1
+                ? lines[0] : "\(problems.count) problems in the import file: " + lines.joined(separator: "; ")
         }
     }
 }
@@ -231,7 +240,8 @@ extension DynamicStoreError: LocalizedError {
     package var errorDescription: String? { description }
 }
 
-/// "Did you mean" candidates by edit distance.
+/// "Did you mean" candidates by edit distance (store-tool words the
+/// question).
 package enum Suggestions {
     /// The names within a small edit distance of `name` (case ignored), closest first.
     package static func closest(to name: String, in names: [String]) -> [String] {
@@ -239,12 +249,6 @@ package enum Suggestions {
         let scored = names.map { ($0, distance(lowered, $0.lowercased())) }
         let limit = max(2, name.count / 3)
         return scored.filter { $0.1 <= limit }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(3).map(\.0)
-    }
-
-    /// `"; did you mean 'a' or 'b'?"`, or nothing without candidates.
-    package static func didYouMean(_ names: [String]) -> String {
-        guard !names.isEmpty else { return "" }
-        return "; did you mean " + names.map { "'\($0)'" }.joined(separator: " or ") + "?"
     }
 
     static func distance(_ a: String, _ b: String) -> Int {

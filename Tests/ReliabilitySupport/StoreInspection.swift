@@ -28,7 +28,7 @@ public enum StoreInspection {
     static func storeProblems(_ path: String) -> [String] {
         var problems: [String] = []
         do {
-            problems += try DynamicStore(path: path).check().map { "check: \($0)" }
+            problems += try DynamicStore(path: path).check().map { "check: \($0.kind.rawValue): \($0.message)" }
         } catch {
             problems.append("check: the store does not open: \(error)")
         }

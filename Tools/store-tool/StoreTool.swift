@@ -68,7 +68,7 @@ extension DynamicStore {
             let candidates = schema.entity(named: entityName).map { suggestions(forProperty: property, of: $0) } ?? []
             throw ToolError.badInput(
                 ModelStoreError.unknownProperty(entity: entityName, property: property).description
-                    + Suggestions.didYouMean(candidates))
+                    + ProblemText.didYouMean(candidates))
         }
     }
 

@@ -46,7 +46,7 @@ struct HostileFileTests {
         let readOnly = try DynamicStore(path: url.path)
         #expect(readOnly.foreignSchemaObjects.contains { matches($0, attack.expected) })
         let problems = try readOnly.check()
-        #expect(problems.contains { $0.hasPrefix("foreign: ") && $0.contains("\"\(attack.expected.name)\"") })
+        #expect(problems.contains { $0.kind == .foreignSchemaObject && $0.message.contains("\"\(attack.expected.name)\"") })
         #expect(try HostileFile.canaryCount(url) == 0)
         #expect(try bytes(url) == before)
     }

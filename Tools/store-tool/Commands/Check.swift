@@ -1,13 +1,28 @@
 import ArgumentParser
 import ModelStore
+import ModelStoreDynamic
 
-/// `check STORE`.
+/// `check STORE [--format table|json|jsonl]`.
 struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check the file and the store's invariants; one line per problem, exit code 1 when any.",
-        discussion: "Example:\n  store-tool check trips.store && echo healthy")
+        discussion: """
+            With --format json, one JSON array of problems; with jsonl, one problem per line. Each problem \
+            has kind, entity, object, property, line, suggestions and message (null where they do not apply).
+
+            Examples:
+              store-tool check trips.store && echo healthy
+              store-tool check trips.store --format jsonl
+            """)
 
     @OptionGroup var options: StoreOptions
+    // The text form is the default even when piped: scripts read its lines
+    // and its exit code, as they did before the JSON forms existed.
+    @Option(help: "table (one line per problem, the default), json or jsonl.") var format: OutputFormat = .table
+
+    func validate() throws {
+        guard format != .csv else { throw ValidationError("--format must be table, json or jsonl") }
+    }
 
     func run() throws {
         try reporting {
@@ -16,8 +31,15 @@ struct Check: ParsableCommand {
                 if Terminal.errorIsTerminal { Terminal.note("checking \(step)…") }
             }
             let output = Output()
-            for problem in problems { output.line(problem) }
-            if problems.isEmpty { output.line("ok: no problems found in \(store.path)") }
+            switch format {
+            case .json:
+                output.line("[" + problems.map(ProblemText.json).joined(separator: ",") + "]")
+            case .jsonl:
+                for problem in problems { output.line(ProblemText.json(problem)) }
+            case .table, .csv:
+                for problem in problems { output.line(ProblemText.line(problem, labeled: true)) }
+                if problems.isEmpty { output.line("ok: no problems found in \(store.path)") }
+            }
             output.flush()
             if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound.rawValue) }
         }

@@ -150,17 +150,19 @@ struct Import: ParsableCommand {
                 try importFile()
             } catch DynamicStoreError.invalidImport(let problems) {
                 for problem in problems { Terminal.error(problem) }
-                let count = problems.last.flatMap(Self.moreCount).map { problems.count - 1 + $0 } ?? problems.count
-                Terminal.error("\(count) problem\(count == 1 ? "" : "s") in \(file); nothing was imported")
-                throw ExitCode(ExitStatus.badInput.rawValue)
+                throw refusal(count: problems.count)
+            } catch DynamicStoreError.importProblems(let problems) {
+                for problem in problems.listed { Terminal.error(ProblemText.line(problem, labeled: false)) }
+                if problems.unlisted > 0 { Terminal.error("… and \(problems.unlisted) more problems") }
+                throw refusal(count: problems.count)
             }
         }
     }
 
-    /// N in "… and N more problems".
-    private static func moreCount(_ line: String) -> Int? {
-        guard line.hasPrefix("… and "), line.hasSuffix(" more problems") else { return nil }
-        return Int(line.dropFirst(6).dropLast(14))
+    /// Writes the last line of a refused import; the exit code to throw.
+    private func refusal(count: Int) -> ExitCode {
+        Terminal.error("\(count) problem\(count == 1 ? "" : "s") in \(file); nothing was imported")
+        return ExitCode(ExitStatus.badInput.rawValue)
     }
 
     private func importFile() throws {

@@ -162,7 +162,7 @@ func selectedFields(_ text: String?, of entity: Schema.Entity, in store: Dynamic
         guard all.contains(name) else {
             throw ToolError.badInput(
                 ModelStoreError.unknownProperty(entity: entity.name, property: name).description
-                    + Suggestions.didYouMean(store.suggestions(forProperty: name, of: entity)))
+                    + ProblemText.didYouMean(store.suggestions(forProperty: name, of: entity)))
         }
         return name
     }

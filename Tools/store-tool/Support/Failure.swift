@@ -55,6 +55,8 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
     case let error as DynamicStoreError:
         switch error {
         case .objectNotFound: return (.notFound, error.description)
+        case .unknownEntity(let name, let suggestions):
+            return (.badInput, "the store has no entity named '\(name)'" + ProblemText.didYouMean(suggestions))
         case .validationFailed: return (.refused, error.description)
         default: return (.badInput, error.description)
         }
