@@ -67,7 +67,8 @@ package final class DynamicStore {
         }
         let record = try Self.readRecord(path: path)
         let configuration = ModelConfiguration(url: URL(filePath: path), allowsSave: !readOnly)
-        store = try Store(configuration: configuration, schema: record.schema, toleratingForeignObjects: readOnly)
+        store = try Store(
+            configuration: configuration, schema: record.schema, migrator: OpenMigrator(), toleratingForeignObjects: readOnly)
         connection = try store.openConnection()
         let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
         try connection.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
@@ -87,7 +88,7 @@ package final class DynamicStore {
         guard !FileManager.default.fileExists(atPath: path) else {
             throw ModelStoreError.cannotOpen(path: path, reason: "the file already exists")
         }
-        _ = try Store(configuration: ModelConfiguration(url: URL(filePath: path)), schema: schema)
+        _ = try Store(configuration: ModelConfiguration(url: URL(filePath: path)), schema: schema, migrator: OpenMigrator())
         return try DynamicStore(path: path, readOnly: false)
     }
 

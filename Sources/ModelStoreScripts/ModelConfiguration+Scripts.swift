@@ -20,7 +20,7 @@ extension ModelConfiguration {
     /// (naming the file and line) for a script it cannot read or apply, and
     /// `.scriptChecksumMismatch` for an applied script whose file changed.
     public var migrationScriptsFolder: URL? {
-        get { (migrationScripts as? ScriptFolder)?.url }
-        set { migrationScripts = newValue.map { ScriptFolder(url: $0) } }
+        get { ((openMigration as? OpenMigrator)?.scripts as? ScriptFolder)?.url }
+        set { openMigration = newValue.map { OpenMigrator(scripts: ScriptFolder(url: $0)) } }
     }
 }

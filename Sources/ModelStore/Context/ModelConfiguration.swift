@@ -19,10 +19,12 @@ public struct ModelConfiguration: Sendable, CustomStringConvertible {
     public let allowsSave: Bool
     /// The schema this configuration stores, when it differs from the container's.
     public let schema: Schema?
-    /// The migration scripts that opening the store applies, in order,
-    /// before any migration plan or inferred migration; nil for none. Set
-    /// through `migrationScriptsFolder`, which ModelStoreScripts adds.
-    package var migrationScripts: (any MigrationScripts)?
+    /// The migration that opening this store runs instead of the
+    /// container's: one that applies a folder of migration scripts, in
+    /// order, before any migration plan or inferred migration; nil for
+    /// none. Set through `migrationScriptsFolder`, which ModelStoreScripts
+    /// adds.
+    package var openMigration: (any OpenMigrating)?
     /// How migrations at open run: snapshots, data loss, transactions,
     /// busy timeout, progress.
     public var migrationOptions = MigrationOptions()

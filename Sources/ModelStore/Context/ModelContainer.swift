@@ -25,61 +25,15 @@ public final class ModelContainer: Sendable {
     /// `ModelContainer.migrationPlan`; nil when none was given.
     public var migrationPlan: (any SchemaMigrationPlan.Type)? { plan?.type }
 
-    /// Opens the store for these model types, as SwiftData's
-    /// `init(for:migrationPlan:configurations:)`. With `migrationPlan`, a
-    /// store of an earlier version is migrated by the plan; without, a
-    /// changed schema is migrated by inference when no data would be lost.
-    ///
-    /// ```swift
-    /// let container = try ModelContainer(for: Trip.self, configurations: ModelConfiguration(url: url))
-    /// ```
-    ///
-    /// With several configurations, each stores the entities its schema
-    /// lists in its own file (or in memory), opened, checked and migrated on
-    /// its own; the entities no configuration lists go to the configuration
-    /// without a schema, or to the first. A relationship cannot cross
-    /// configurations. A save that changes several of them is one atomic
-    /// transaction (see README, "Container and configuration").
-    ///
-    /// ```swift
-    /// let container = try ModelContainer(
-    ///     for: Schema([Trip.self, Note.self]),
-    ///     configurations: ModelConfiguration("trips", schema: Schema([Trip.self]), url: tripsURL),
-    ///     ModelConfiguration("notes", schema: Schema([Note.self]), url: notesURL))
-    /// ```
-    /// - Throws: `ModelStoreError` when the file cannot be opened, is not a
-    ///   ModelStore store, is of a newer format, or holds another schema that
-    ///   no migration leads from; `.migrationFailed` naming the step that
-    ///   failed (the store is then as it was), `.destructiveMigration`,
-    ///   `.duplicateValues`, `.noMigrationPath`, and the script errors;
-    ///   `.invalidSchema` for a relationship between two configurations;
-    ///   `.invalidConfiguration` for a migration plan with several
-    ///   configurations. `SwiftDataError.duplicateConfiguration`,
-    ///   `.configurationSchemaNotFoundInContainerSchema`,
-    ///   `.configurationFileNameTooLong` and
-    ///   `.configurationFileNameContainsInvalidCharacters` for
-    ///   configurations that cannot be set up as given.
-    public convenience init(
-        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        configurations: ModelConfiguration...
-    ) throws {
-        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
-    }
-
-    /// Opens the store for a schema, with the configurations listed one by one.
+    /// Opens the store for a schema, migrating it with `migrator` (and
+    /// `migrationPlan`) when it holds an earlier version. The schema's
+    /// version is the plan's last version when the schema was built from
+    /// bare types. The public initializers, which give the store-migration
+    /// layer's migrator, are in Migration/ModelContainer+Opening.swift.
     /// - Throws: `ModelStoreError` or `SwiftDataError`, as `init(for:migrationPlan:configurations:)`.
-    public convenience init(
-        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: ModelConfiguration...
-    ) throws {
-        try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations)
-    }
-
-    /// Opens the store for a schema, migrating it with `migrationPlan` when it
-    /// holds an earlier version. The schema's version is the plan's last
-    /// version when the schema was built from bare types.
-    /// - Throws: `ModelStoreError` or `SwiftDataError`, as `init(for:migrationPlan:configurations:)`.
-    public init(
-        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [ModelConfiguration]
+    package init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)?, configurations: [ModelConfiguration],
+        migrator: any OpenMigrating
     ) throws {
         try ConfigurationPlan.checkNames(configurations)
         self.schema = schema
@@ -94,7 +48,7 @@ public final class ModelContainer: Sendable {
                     reason: "a migration plan with several configurations is not supported; each store migrates by inference or by its migrationScriptsFolder")
             }
             self.configurations = configurations
-            self.store = try Store(parts: parts)
+            self.store = try Store(parts: parts, migrator: migrator)
             return
         }
         let configuration = configurations.first ?? ModelConfiguration()
@@ -107,7 +61,8 @@ public final class ModelContainer: Sendable {
         {
             schema.version = match.versionIdentifier
         }
-        self.store = try Store(configuration: configuration, schema: schema, migrationPlan: migrationPlan)
+        self.store = try Store(
+            configuration: configuration, schema: schema, migrationPlan: migrationPlan, migrator: migrator)
     }
 
     /// A container around a store that already exists (a custom migration

@@ -50,12 +50,14 @@ package final class Store: Sendable {
     var isWatchedForOtherProcesses: Bool { !configuration.isStoredInMemoryOnly && migrationConnection == nil }
 
     /// Opens (or creates) the store and checks it against `schema`.
-    /// - Parameter toleratingForeignObjects: open a read-only store whose file
-    ///   holds schema objects ModelStore did not make, instead of refusing it.
+    /// - Parameters:
+    ///   - migrator: the migration to run when the store needs one.
+    ///   - toleratingForeignObjects: open a read-only store whose file holds
+    ///     schema objects ModelStore did not make, instead of refusing it.
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
     package init(
         configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
-        toleratingForeignObjects: Bool = false
+        migrator: any OpenMigrating, toleratingForeignObjects: Bool = false
     ) throws {
         try schema.validate()
         let schema = try schema.resolvingRelationships()
@@ -75,8 +77,8 @@ package final class Store: Sendable {
         }
         migrationConnection = nil
         let outcome = try StoreBootstrap(
-            connection: connection, schema: schema, configuration: configuration, migrationPlan: migrationPlan,
-            toleratesForeignObjects: toleratingForeignObjects
+            connection: connection, schema: schema, configuration: configuration, migrator: migrator,
+            migrationPlan: migrationPlan, toleratesForeignObjects: toleratingForeignObjects
         ).run()
         self.identifier = outcome.identifier
         self.foreignObjects = outcome.foreignObjects
@@ -91,12 +93,12 @@ package final class Store: Sendable {
     /// checked and migrated on its own, as one store whose connections hold
     /// the first writable file as their main database and attach the others.
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
-    init(parts: [ConfigurationPart]) throws {
+    init(parts: [ConfigurationPart], migrator: any OpenMigrating) throws {
         var opened: [(part: ConfigurationPart, schema: Schema, file: OpenedFile)] = []
         for part in parts {
             try part.schema.validate()
             let schema = try part.schema.resolvingRelationships()
-            opened.append((part, schema, try OpenedFile(configuration: part.configuration, schema: schema)))
+            opened.append((part, schema, try OpenedFile(configuration: part.configuration, schema: schema, migrator: migrator)))
         }
         let mainIndex =
             opened.firstIndex { $0.part.configuration.allowsSave && !$0.part.configuration.isStoredInMemoryOnly }

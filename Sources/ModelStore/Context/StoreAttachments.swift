@@ -55,7 +55,7 @@ struct OpenedFile {
     let versionSelect: VersionSelect
 
     /// - Throws: `ModelStoreError` naming the file and what is wrong with it.
-    init(configuration: ModelConfiguration, schema: Schema) throws {
+    init(configuration: ModelConfiguration, schema: Schema, migrator: any OpenMigrating) throws {
         let connection: Connection
         if configuration.isStoredInMemoryOnly {
             location = "file:modelstore-\(UUID().uuidString)?mode=memory&cache=shared"
@@ -66,7 +66,7 @@ struct OpenedFile {
             connection = try Store.openFile(configuration)
             memoryAnchor = nil
         }
-        var bootstrap = StoreBootstrap(connection: connection, schema: schema, configuration: configuration)
+        var bootstrap = StoreBootstrap(connection: connection, schema: schema, configuration: configuration, migrator: migrator)
         bootstrap.usesRollbackJournal = true
         let outcome = try bootstrap.run()
         identifier = outcome.identifier

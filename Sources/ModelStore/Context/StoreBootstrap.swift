@@ -15,6 +15,10 @@ package struct StoreBootstrap {
     let connection: Connection
     let schema: Schema
     let configuration: ModelConfiguration
+    /// The container's migration, which opening runs when the store needs
+    /// one and the configuration has none of its own
+    /// (`ModelConfiguration.openMigration`, with a scripts folder).
+    let migrator: any OpenMigrating
     var migrationPlan: (any SchemaMigrationPlan.Type)? = nil
     /// Open a store that holds schema objects ModelStore did not make instead
     /// of refusing it: only for a read-only store (nothing it runs can fire
@@ -101,9 +105,7 @@ package struct StoreBootstrap {
                 }
                 // A new store already has the schema the scripts lead to:
                 // they are recorded as applied (a baseline), never run on it.
-                if let scripts = configuration.migrationScripts {
-                    try scripts.recordBaseline(schema, connection, through: nil)
-                }
+                try configuration.openMigration?.recordBaseline(schema, in: connection)
                 let record = String(decoding: try schema.recordData(), as: UTF8.self)
                 let values: [(String, SQLiteValue)] = [
                     (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
@@ -141,13 +143,13 @@ package struct StoreBootstrap {
         }
         let differences = schema.differences(from: record.schema)
         let wantsMigration =
-            record.formatVersion < Store.formatVersion || configuration.migrationScripts != nil
+            record.formatVersion < Store.formatVersion || configuration.openMigration != nil
             || migrationPlan != nil || !differences.isEmpty
         if configuration.allowsSave && wantsMigration {
-            let migration = OpenMigration(
+            let opening = StoreOpening(
                 connection: connection, configuration: configuration, target: schema, stored: record.schema,
                 storedFormat: record.formatVersion, identifier: record.identifier, plan: migrationPlan)
-            guard try migration.run() else {
+            guard try (configuration.openMigration ?? migrator).migrate(opening) else {
                 if differences.isEmpty {
                     refreshValueDescriptions(record.schema)
                     return Outcome(identifier: record.identifier, formatVersion: record.formatVersion)

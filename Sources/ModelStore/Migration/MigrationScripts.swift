@@ -4,8 +4,8 @@ import Foundation
 ///
 /// Reading scripts (their YAML, their checksums) is the ModelStoreScripts
 /// target's work, which an app builds only when it imports it. That target
-/// conforms its scripts folder to this protocol and sets it on
-/// `ModelConfiguration.migrationScripts` or gives it to `StoreMigrator`;
+/// conforms its scripts folder to this protocol and sets an `OpenMigrator`
+/// with it on `ModelConfiguration.openMigration` or gives it to `StoreMigrator`;
 /// ModelStore calls it where scripts take part in a migration: before a
 /// migration plan's stages at open, in `StoreMigrator`, and when a new store
 /// records the scripts as a baseline. Without one, no script ever runs.

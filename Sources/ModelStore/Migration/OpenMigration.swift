@@ -8,6 +8,8 @@ import Foundation
 struct OpenMigration {
     let connection: Connection
     let configuration: ModelConfiguration
+    /// The scripts folder whose pending scripts run first; nil for none.
+    let scripts: (any MigrationScripts)?
     /// The app's schema, resolved.
     let target: Schema
     let stored: Schema
@@ -34,7 +36,7 @@ struct OpenMigration {
                         context.connection)
                 })
         }
-        if let scripts = configuration.migrationScripts {
+        if let scripts {
             transactions += try scripts.transactions(
                 applied: try MigrationHistory.read(connection), through: nil, from: &current,
                 oneTransaction: configuration.migrationOptions.runsScriptsInOneTransaction
@@ -153,5 +155,30 @@ struct OpenMigration {
     static func resolved(_ schema: Schema) throws -> Schema {
         try schema.validate()
         return try schema.resolvingRelationships()
+    }
+}
+
+/// The store-migration layer's answer to `OpenMigrating`: what the
+/// container's initializers hand down to the store they open. With
+/// `scripts`, the migration a configuration carries for its scripts folder
+/// (`ModelConfiguration.openMigration`).
+package struct OpenMigrator: OpenMigrating {
+    /// The scripts folder whose pending scripts run first; nil for none.
+    package let scripts: (any MigrationScripts)?
+
+    package init(scripts: (any MigrationScripts)? = nil) {
+        self.scripts = scripts
+    }
+
+    package func migrate(_ opening: StoreOpening) throws -> Bool {
+        try OpenMigration(
+            connection: opening.connection, configuration: opening.configuration, scripts: scripts,
+            target: opening.target, stored: opening.stored, storedFormat: opening.storedFormat,
+            identifier: opening.identifier, plan: opening.plan
+        ).run()
+    }
+
+    package func recordBaseline(_ schema: Schema, in connection: Connection) throws {
+        try scripts?.recordBaseline(schema, connection, through: nil)
     }
 }

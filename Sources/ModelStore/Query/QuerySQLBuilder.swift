@@ -359,3 +359,15 @@ package struct QuerySQLBuilder {
         .unsupportedQuery(entity: rootEntity.name, expression: String(describing: expression), reason: reason)
     }
 }
+
+extension QueryFunctions {
+    /// The collation of an ORDER BY on strings.
+    static func collation(for order: QueryOrdering.StringOrder) -> String {
+        switch order {
+        case .swift: stringCollation
+        case .lexical: lexicalCollation
+        case .localizedStandard: localizedStandardCollation
+        case .localized: localizedCollation
+        }
+    }
+}

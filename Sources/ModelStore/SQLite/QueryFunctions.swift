@@ -8,6 +8,9 @@ import Foundation
 /// (except that "\r\n" is one Character), so each function takes a byte-level
 /// fast path for ASCII and otherwise runs the same Swift code that
 /// `Predicate.evaluate` runs. The results therefore agree row for row.
+///
+/// They belong to the SQLite layer, below the contexts that register them on
+/// each connection they open, and the query compiler names them in its SQL.
 enum QueryFunctions {
     /// Swift's `String` order (`<`, `==`), used for string comparisons and ORDER BY.
     static let stringCollation = "MODELSTORE_STRING"
@@ -19,16 +22,6 @@ enum QueryFunctions {
     static let localizedCollation = "MODELSTORE_LOCALIZED"
     /// `Decimal`'s numeric order, for decimals stored as text.
     static let decimalCollation = "MODELSTORE_DECIMAL"
-
-    /// The collation of an ORDER BY on strings.
-    static func collation(for order: QueryOrdering.StringOrder) -> String {
-        switch order {
-        case .swift: stringCollation
-        case .lexical: lexicalCollation
-        case .localizedStandard: localizedStandardCollation
-        case .localized: localizedCollation
-        }
-    }
 
     static let contains = "modelstore_contains"
     static let startsWith = "modelstore_starts_with"
@@ -50,10 +43,12 @@ enum QueryFunctions {
             Int32(String.StandardComparator.lexical.compare(string(left), string(right)).rawValue)
         }
         try connection.registerCollation(localizedStandardCollation) { left, right in
-            Int32(LocalizedStringComparator.compare(string(left), string(right), by: .localizedStandard).rawValue)
+            // The method `LocalizedStringComparator.localizedStandard` compares with.
+            Int32(string(left).localizedStandardCompare(string(right)).rawValue)
         }
         try connection.registerCollation(localizedCollation) { left, right in
-            Int32(LocalizedStringComparator.compare(string(left), string(right), by: .localized).rawValue)
+            // The method `LocalizedStringComparator.localized` compares with.
+            Int32(string(left).localizedCompare(string(right)).rawValue)
         }
         try connection.registerCollation(decimalCollation) { left, right in
             let locale = Locale(identifier: "en_US_POSIX")
