@@ -49,7 +49,11 @@ extension DynamicStore {
         let missing = try ids.filter { try !exists($0) }
         guard missing.isEmpty else {
             throw DynamicStoreError.validationFailed(
-                missing.map { "\($0) does not exist (given for \(holder).\(relationship.name))" })
+                missing.map {
+                    StoreProblem(
+                        .danglingReference, entity: holder, property: relationship.name,
+                        message: "\($0) does not exist (given for \(holder).\(relationship.name))")
+                })
         }
     }
 
@@ -104,7 +108,10 @@ extension DynamicStore {
                 for other in try keys(in: table.name, where: column, equals: target) where other != key {
                     guard relationship.isOptional else {
                         throw DynamicStoreError.validationFailed([
-                            "\(table.name):\(other).\(relationship.name) is required and holds \(destination):\(target), which cannot go to \(table.name):\(key) too"
+                            StoreProblem(
+                                .requiredRelationshipLost, entity: table.name, object: ObjectID(entity: table.name, key: other),
+                                property: relationship.name,
+                                message: "\(table.name):\(other).\(relationship.name) is required and holds \(destination):\(target), which cannot go to \(table.name):\(key) too")
                         ])
                     }
                     try setLinkColumn(column, of: table.name, row: other, to: nil, connection: connection)
@@ -112,7 +119,10 @@ extension DynamicStore {
             }
             if let before, !inverse.isOptional {
                 throw DynamicStoreError.validationFailed([
-                    "\(destination):\(before).\(inverse.name) is required, so \(table.name):\(key) cannot leave it"
+                    StoreProblem(
+                        .requiredRelationshipLost, entity: destination, object: ObjectID(entity: destination, key: before),
+                        property: inverse.name,
+                        message: "\(destination):\(before).\(inverse.name) is required, so \(table.name):\(key) cannot leave it")
                 ])
             }
         case .inverseForeignKey:
@@ -121,7 +131,10 @@ extension DynamicStore {
             for other in try keys(in: destination, where: column, equals: key) where other != target {
                 guard inverse.isOptional else {
                     throw DynamicStoreError.validationFailed([
-                        "\(destination):\(other).\(inverse.name) is required, so it cannot leave \(table.name):\(key)"
+                        StoreProblem(
+                            .requiredRelationshipLost, entity: destination, object: ObjectID(entity: destination, key: other),
+                            property: inverse.name,
+                            message: "\(destination):\(other).\(inverse.name) is required, so it cannot leave \(table.name):\(key)")
                     ])
                 }
                 try setLinkColumn(column, of: destination, row: other, to: nil, connection: connection)
@@ -129,7 +142,10 @@ extension DynamicStore {
             guard let target else { return }
             if let partner = try foreignKey(column, of: destination, row: target), partner != key, !relationship.isOptional {
                 throw DynamicStoreError.validationFailed([
-                    "\(table.name):\(partner).\(relationship.name) is required, so \(destination):\(target) cannot leave it"
+                    StoreProblem(
+                        .requiredRelationshipLost, entity: table.name, object: ObjectID(entity: table.name, key: partner),
+                        property: relationship.name,
+                        message: "\(table.name):\(partner).\(relationship.name) is required, so \(destination):\(target) cannot leave it")
                 ])
             }
             try setLinkColumn(column, of: destination, row: target, to: key, connection: connection)
@@ -167,8 +183,11 @@ extension DynamicStore {
                 throw unwritable(relationship, of: table.name)
             }
             if !removed.isEmpty && !inverse.isOptional {
-                throw DynamicStoreError.validationFailed(
-                    ["\(destination).\(inverse.name) is required, so a \(destination) cannot leave \(table.name).\(relationship.name); delete it or move it to another \(table.name)"])
+                throw DynamicStoreError.validationFailed([
+                    StoreProblem(
+                        .requiredRelationshipLost, entity: destination, property: inverse.name,
+                        message: "\(destination).\(inverse.name) is required, so a \(destination) cannot leave \(table.name).\(relationship.name); delete it or move it to another \(table.name)")
+                ])
             }
             for member in removed {
                 try setLinkColumn(column, of: destination, row: member, to: nil, orderColumn: orderColumn, connection: connection)

@@ -116,14 +116,17 @@ extension DynamicStore {
     /// - Throws: `DynamicStoreError.validationFailed` naming the rule and the
     ///   other object; `SQLiteError`.
     func checkUnique(_ values: [String: DynamicValue], current: DynamicObject?, table: EntityTable, key: Int64?) throws {
-        var problems: [String] = []
+        var problems: [StoreProblem] = []
         for rule in table.entity.uniqueRules where rule.names.contains(where: { values[$0] != nil }) {
             let tuple = rule.names.map { values[$0] ?? current?[$0] ?? .null }
             guard let other = try storedDuplicates(of: [tuple], rule: rule, table: table, excluding: [key])[0] else { continue }
             problems.append(
-                rule.isCompound
-                    ? "\(table.name).\(rule.label) are unique together (#Unique), and \(table.name):\(other) has the same values"
-                    : "\(table.name).\(rule.label) is unique, and \(table.name):\(other) has the same value")
+                StoreProblem(
+                    .duplicateUniqueValue, entity: table.name, object: key.map { ObjectID(entity: table.name, key: $0) },
+                    property: rule.label,
+                    message: rule.isCompound
+                        ? "\(table.name).\(rule.label) are unique together (#Unique), and \(table.name):\(other) has the same values"
+                        : "\(table.name).\(rule.label) is unique, and \(table.name):\(other) has the same value"))
         }
         guard problems.isEmpty else { throw DynamicStoreError.validationFailed(problems) }
     }

@@ -142,7 +142,7 @@ extension DynamicStore {
 
     private func resolve(_ edits: [DynamicEdit], of entity: Schema.Entity, isInsert: Bool) throws -> ResolvedEdits {
         var resolved = ResolvedEdits()
-        var problems: [String] = []
+        var problems: [StoreProblem] = []
         for edit in edits {
             let text = "\(edit.property)\(edit.operation.rawValue)\(edit.value ?? "nil")"
             if let attribute = entity.attribute(named: edit.property) {
@@ -150,7 +150,12 @@ extension DynamicStore {
                     throw DynamicStoreError.invalidEdit(text, reason: "\(edit.operation.rawValue) is for to-many relationships; use =")
                 }
                 guard let value = edit.value else {
-                    if !attribute.isOptional { problems.append("\(entity.name).\(attribute.name) is required and cannot be nil") }
+                    if !attribute.isOptional {
+                        problems.append(
+                            StoreProblem(
+                                .missingRequiredValue, entity: entity.name, property: attribute.name,
+                                message: "\(entity.name).\(attribute.name) is required and cannot be nil"))
+                    }
                     resolved.values[attribute.name] = .null
                     continue
                 }
@@ -173,7 +178,10 @@ extension DynamicStore {
                         throw DynamicStoreError.invalidEdit(text, reason: "\(relationship.name) is a to-one relationship; write \(relationship.name)=\(relationship.destination):ID or =nil")
                     }
                     if ids.isEmpty && !relationship.isOptional {
-                        problems.append("\(entity.name).\(relationship.name) is required and cannot be nil")
+                        problems.append(
+                            StoreProblem(
+                                .missingRequiredValue, entity: entity.name, property: relationship.name,
+                                message: "\(entity.name).\(relationship.name) is required and cannot be nil"))
                     }
                     resolved.toOne.append((relationship, ids.first))
                     if relationship.foreignKeyColumn != nil { resolved.values[relationship.name] = ids.first.map(DynamicValue.object) ?? .null }
@@ -190,16 +198,25 @@ extension DynamicStore {
                         continue
                     }
                 } catch {
-                    problems.append("\(entity.name).\(attribute.name): \(error.reason); give \(attribute.name)=VALUE")
+                    problems.append(
+                        StoreProblem(
+                            .unparsableDefault, entity: entity.name, property: attribute.name,
+                            message: "\(entity.name).\(attribute.name): \(error.reason); give \(attribute.name)=VALUE"))
                     continue
                 }
                 if !attribute.isOptional {
-                    problems.append("\(entity.name).\(attribute.name) is required; give \(attribute.name)=VALUE")
+                    problems.append(
+                        StoreProblem(
+                            .missingRequiredValue, entity: entity.name, property: attribute.name,
+                            message: "\(entity.name).\(attribute.name) is required; give \(attribute.name)=VALUE"))
                 }
             }
             for relationship in entity.relationships where !relationship.isToMany && !relationship.isOptional {
                 if !resolved.toOne.contains(where: { $0.0.name == relationship.name }) {
-                    problems.append("\(entity.name).\(relationship.name) is required; give \(relationship.name)=\(relationship.destination):ID")
+                    problems.append(
+                        StoreProblem(
+                            .missingRequiredValue, entity: entity.name, property: relationship.name,
+                            message: "\(entity.name).\(relationship.name) is required; give \(relationship.name)=\(relationship.destination):ID"))
                 }
             }
         }

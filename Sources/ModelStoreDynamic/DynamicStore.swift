@@ -187,7 +187,7 @@ package enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConverti
     case invalidSort(String, reason: String)
     /// An edit or import breaks the schema's rules (required values, unique
     /// values, relationship targets, counts); every problem is listed.
-    case validationFailed([String])
+    case validationFailed([StoreProblem])
     /// `sql` was given a statement that writes, or more than one statement.
     case notReadOnlySQL(String)
     /// `sql` was given a statement that does not compile or that SQLite
@@ -219,7 +219,7 @@ package enum DynamicStoreError: Error, Equatable, Sendable, CustomStringConverti
             return "invalid sort key '\(key)': \(reason)"
         case .validationFailed(let problems):
             return problems.count == 1
-                ? problems[0] : "\(problems.count) problems: " + problems.joined(separator: "; ")
+                ? problems[0].message : "\(problems.count) problems: " + problems.map(\.message).joined(separator: "; ")
         case .notReadOnlySQL(let reason):
             return "refused: \(reason); sql runs read-only statements only"
         case .invalidSQL(let message):

@@ -50,6 +50,12 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
         /// A value (or `#Unique` tuple) that another object holds too.
         case duplicateUniqueValue
 
+        // Found by an edit's check (`set`, `insert`, `link`) before it writes.
+        /// An edit that would take an object out of a required relationship
+        /// (a required to-one or the inverse of one), leaving it without
+        /// its partner.
+        case requiredRelationshipLost
+
         // Found by an import's check in a file.
         /// A JSONL line that is not a record.
         case unreadableRecord

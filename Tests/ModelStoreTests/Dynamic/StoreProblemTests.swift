@@ -123,4 +123,46 @@ struct StoreProblemTests {
         #expect(fields(try only(.missingRequiredValue, in: problems)) == "8 Ticket Ticket:1 flight")
         #expect(try dynamic.count("Airport") == 0)
     }
+
+    /// The problems an edit was refused with.
+    private func refusal(_ edit: () throws -> Void) -> [StoreProblem] {
+        do {
+            try edit()
+        } catch DynamicStoreError.validationFailed(let problems) {
+            return problems
+        } catch {
+            Issue.record("refused with another error: \(error)")
+            return []
+        }
+        Issue.record("not refused")
+        return []
+    }
+
+    @Test("edits: a refused set or insert lists typed problems: unique and required values, missing targets")
+    func editProblems() throws {
+        let store = try TestStore()
+        _ = try store.containerWithSavedTrips(2)
+        let path = store.url.path(percentEncoded: false)
+        let dynamic = try DynamicStore(path: path, readOnly: false)
+        let duplicate = refusal {
+            _ = try dynamic.update(ObjectID(entity: "Trip", key: 1), [DynamicEdit(property: "name", operation: .set, value: "T1")])
+        }
+        #expect(duplicate.map(\.kind) == [.duplicateUniqueValue])
+        #expect(duplicate.first?.entity == "Trip" && duplicate.first?.object == ObjectID(entity: "Trip", key: 1))
+        #expect(duplicate.first?.property == "name")
+        let missing = refusal { _ = try dynamic.insert("Trip", [DynamicEdit(property: "name", operation: .set, value: "T9")]) }
+        #expect(!missing.isEmpty && missing.allSatisfy { $0.kind == .missingRequiredValue && $0.entity == "Trip" })
+        #expect(missing.contains { $0.property == "destination" && $0.message == "Trip.destination is required; give destination=VALUE" })
+
+        let graphStore = try TestStore()
+        _ = try graphStore.graphContainer()
+        let graph = try DynamicStore(path: graphStore.url.path(percentEncoded: false), readOnly: false)
+        let dangling = refusal {
+            _ = try graph.insert(
+                "Ticket", [DynamicEdit(property: "code", operation: .set, value: "A1"), DynamicEdit(property: "flight", operation: .set, value: "Flight:99")])
+        }
+        #expect(dangling.map(\.kind) == [.danglingReference])
+        #expect(dangling.first?.entity == "Ticket" && dangling.first?.property == "flight")
+        #expect(dangling.first?.message == "Flight:99 does not exist (given for Ticket.flight)")
+    }
 }

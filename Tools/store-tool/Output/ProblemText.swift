@@ -15,7 +15,7 @@ enum ProblemText {
         case .inverseConflict: "inverse"
         case .countOutOfLimits: "count"
         case .badValue, .unparsableDefault: "value"
-        case .missingRequiredValue: "required"
+        case .missingRequiredValue, .requiredRelationshipLost: "required"
         case .duplicateUniqueValue: "unique"
         case .unreadableRecord, .malformedKey, .duplicateKey, .unknownEntity, .unknownProperty, .misplacedProperty: "import"
         }
