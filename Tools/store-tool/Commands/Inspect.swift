@@ -13,6 +13,10 @@ struct Info: ParsableCommand {
     @Option(help: "table (text) or json.") var format: OutputFormat?
     @Option(help: "A folder of migration scripts: lists those not applied yet.") var scripts: String?
 
+    func validate() throws {
+        try OutputFormat.require(format, in: [.table, .json], for: "info")
+    }
+
     func run() throws {
         try reporting {
             let store = try options.open()
@@ -73,7 +77,7 @@ struct SQL: ParsableCommand {
 
     @OptionGroup var options: StoreOptions
     @Argument(help: "One SELECT (or another read-only statement).") var statement: String
-    @Option(help: "table, json, jsonl or csv.") var format: OutputFormat?
+    @Option(help: "table, json, jsonl or csv (default: table on a terminal, jsonl when piped).") var format: OutputFormat?
 
     func run() throws {
         try reporting {

@@ -21,7 +21,7 @@ struct List: ParsableCommand {
     @Option(help: "At most this many objects (0 or more).", transform: NumericOption.count) var limit: Int?
     @Option(help: "Skip this many objects first (0 or more).", transform: NumericOption.count) var offset: Int?
     @Option(help: "The properties to show: a,b,… (all by default).") var fields: String?
-    @Option(help: "table, json, jsonl or csv.") var format: OutputFormat?
+    @Option(help: "table, json, jsonl or csv (default: table on a terminal, jsonl when piped).") var format: OutputFormat?
 
     func run() throws {
         try reporting {
@@ -77,6 +77,10 @@ struct Show: ParsableCommand {
     @Argument(help: "The object, Entity:ID.") var object: String
     @Option(help: "How many relationship levels to follow (0 to 100).", transform: NumericOption.depth) var depth: Int = 0
     @Option(help: "table or json.") var format: OutputFormat?
+
+    func validate() throws {
+        try OutputFormat.require(format, in: [.table, .json], for: "show")
+    }
 
     func run() throws {
         try reporting {

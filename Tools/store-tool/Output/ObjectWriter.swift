@@ -13,6 +13,9 @@ final class ObjectWriter {
     private var widths: [Int]?
     /// How many rows a table measures before it starts printing.
     private let measuredRows = 100
+    /// The widest a table's column gets, in terminal cells; longer values
+    /// are cut (`list --format jsonl` or `show` prints them whole).
+    static let maximumColumnWidth = 60
 
     /// - Parameters:
     ///   - fields: the properties to print, in order (`id` is always first).
@@ -69,11 +72,11 @@ final class ObjectWriter {
 
     private func startTable() {
         guard !pending.isEmpty || count == 0 else { return }
-        var widths = header.map(\.count)
+        var widths = header.map(CellWidth.of)
         for row in pending {
-            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], displayWidth(cell)) }
+            for (index, cell) in row.enumerated() { widths[index] = max(widths[index], CellWidth.of(oneLine(cell))) }
         }
-        widths = widths.map { min($0, 60) }
+        widths = widths.map { min($0, Self.maximumColumnWidth) }
         self.widths = widths
         let total = widths.reduce(0, +) + 2 * (widths.count - 1)
         isVertical = Terminal.outputIsTerminal && total > Terminal.width
@@ -91,7 +94,7 @@ final class ObjectWriter {
         guard let widths else { return }
         if isVertical {
             // One field per line: the row is wider than the terminal.
-            let nameWidth = header.map(\.count).max() ?? 0
+            let nameWidth = header.map(CellWidth.of).max() ?? 0
             output.line(row[0])
             for (name, cell) in zip(header.dropFirst(), row.dropFirst()) {
                 output.line("  " + name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + oneLine(cell))
@@ -100,10 +103,13 @@ final class ObjectWriter {
         }
         var line = ""
         for (index, cell) in row.enumerated() {
-            let text = oneLine(cell)
+            // A value wider than its column is cut (ending in "…") so that
+            // the columns after it stay in place; the last column is not.
+            let isLast = index == row.count - 1
+            let text = isLast ? oneLine(cell) : CellWidth.truncated(oneLine(cell), to: widths[index])
             if index > 0 { line += "  " }
             line += text
-            if index < row.count - 1 { line += String(repeating: " ", count: max(0, widths[index] - displayWidth(text))) }
+            if !isLast { line += String(repeating: " ", count: max(0, widths[index] - CellWidth.of(text))) }
         }
         output.line(line)
     }
@@ -112,8 +118,6 @@ final class ObjectWriter {
         text.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
             .replacingOccurrences(of: "\0", with: "\\0")
     }
-
-    private func displayWidth(_ text: String) -> Int { text.count }
 
     private func csvField(_ text: String) -> String {
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }

@@ -13,9 +13,20 @@ enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
     /// Comma-separated values with a header row (RFC 4180 quoting).
     case csv
 
-    /// `table` on a terminal, `jsonl` when piped.
+    /// `table` on a terminal, `jsonl` when piped (the rule `list`, `sql`
+    /// and the manual state; give `--format table` to keep the table).
     static func resolved(_ format: OutputFormat?) -> OutputFormat {
         format ?? (Terminal.outputIsTerminal ? .table : .jsonl)
+    }
+
+    /// Refuses a format that `command` cannot print, instead of printing
+    /// another one in its place.
+    /// - Throws: `ValidationError` naming the formats it can print (exit 64).
+    static func require(_ format: OutputFormat?, in accepted: [OutputFormat], for command: String) throws {
+        guard let format, !accepted.contains(format) else { return }
+        throw ValidationError(
+            "\(command) cannot print --format \(format.rawValue); give "
+                + accepted.map(\.rawValue).joined(separator: " or "))
     }
 }
 
