@@ -135,21 +135,22 @@ public final class ModelState {
     /// Tells observers and `objectWillChange` that `keyPath` will change in
     /// place. With `notifiesRegistrar` false only `objectWillChange` and the
     /// forwarding parents are told: see `PersistentModel._$willModify`.
+    /// The key path is made only when somebody is told.
     @inlinable
     public func willSet<Subject: Observable, Member>(
-        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
     ) {
-        if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath) }
-        if notifiesRegistrar { registrarBox?.registrar.willSet(subject, keyPath: keyPath) }
+        if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath()) }
+        if notifiesRegistrar, let registrarBox { registrarBox.registrar.willSet(subject, keyPath: keyPath()) }
     }
 
     /// Tells observers that `keyPath` changed in place; `notifiesRegistrar`
     /// as for `willSet`.
     @inlinable
     public func didSet<Subject: Observable, Member>(
-        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
     ) {
-        if notifiesRegistrar { registrarBox?.registrar.didSet(subject, keyPath: keyPath) }
+        if notifiesRegistrar, let registrarBox { registrarBox.registrar.didSet(subject, keyPath: keyPath()) }
         if changeRelay != nil { forwardedDidSet() }
     }
 
