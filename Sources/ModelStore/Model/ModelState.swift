@@ -157,7 +157,7 @@ public final class ModelState {
     /// True when the object has an Observation registrar, which observers
     /// need: without one, nobody observes the object (nothing read it inside
     /// a tracking scope).
-    var hasRegistrar: Bool { registrarBox != nil }
+    @inlinable var hasRegistrar: Bool { registrarBox != nil }
 
     /// `objectWillChange` subscribers and forwarding parents; nil while there
     /// are none, so that a write then costs one more nil test, like the
@@ -267,6 +267,8 @@ public final class ModelState {
     }
 
     /// Records that property `ordinal` is about to change from `old`.
+    /// Called from the inlinable `PersistentModel._$willModify`.
+    @usableFromInline
     func propertyWillChange<Value>(_ ordinal: Int, from old: Value, of model: some PersistentModel) {
         // The bit test comes first: it is the common case for an object that
         // is already dirty, and it is cheaper than loading the weak owner.

@@ -130,7 +130,9 @@ extension PersistentModel {
     ///
     /// The key path is made only when somebody is told (as in
     /// `ModelState.access`): an object that nobody observes, the common
-    /// case, never builds it.
+    /// case, never builds it. Inlinable, so that it is specialized for the
+    /// model and the property's type in the app's module.
+    @inlinable
     @_documentation(visibility: internal)
     public func _$willModify<Value>(
         _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value
@@ -148,7 +150,8 @@ extension PersistentModel {
 
     /// Called by a generated `_modify` accessor after an in-place mutation,
     /// with what `_$willModify` returned. The key path is made only when
-    /// somebody is told, as in `_$willModify`.
+    /// somebody is told, as in `_$willModify`; inlinable as it is.
+    @inlinable
     @_documentation(visibility: internal)
     public func _$didModify<Value>(
         _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value, observed: Bool
