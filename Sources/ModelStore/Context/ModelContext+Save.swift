@@ -107,14 +107,19 @@ extension ModelContext {
                     let state = model._$modelState
                     guard state.lifecycle == .persisted, plan.writes(model) else { return }
                     updated.append(state)
-                    switch try writeUpdate(model, state: state, plan: plan, fixups: &fixups, connection: connection) {
+                    // Looked up once for the UPDATE and the history: each
+                    // look-up is a retain and a release per object.
+                    let table = try table(of: model, state: state)
+                    switch try writeUpdate(
+                        model, state: state, table: table, plan: plan, fixups: &fixups, connection: connection)
+                    {
                     case .written: versioned.append(state)
                     case .linksOnly: break
                     case .conflict:
                         conflicts.append(ConflictCandidate(model: model, isDelete: false))
                         return
                     }
-                    if let table = state.table, let rowID = state.rowID {
+                    if let rowID = state.rowID {
                         history.recordUpdate(table: table, row: rowID, dirty: state.dirty)
                     }
                 }
@@ -252,10 +257,9 @@ extension ModelContext {
     }
 
     private func writeUpdate(
-        _ model: any PersistentModel, state: ModelState, plan: DeletePlan, fixups: inout [ForeignKeyFixup],
-        connection: Connection
+        _ model: any PersistentModel, state: ModelState, table: EntityTable, plan: DeletePlan,
+        fixups: inout [ForeignKeyFixup], connection: Connection
     ) throws -> UpdateOutcome {
-        let table = try table(of: model, state: state)
         guard let rowID = state.rowID, !state.dirty.isEmpty else { return .linksOnly }
         // A changed to-many has no column here; its links are written apart.
         // An object that won a conflict with `.objectWins` writes every

@@ -135,28 +135,29 @@ public final class ModelState {
     /// Tells observers and `objectWillChange` that `keyPath` will change in
     /// place. With `notifiesRegistrar` false only `objectWillChange` and the
     /// forwarding parents are told: see `PersistentModel._$willModify`.
+    /// The key path is made only when somebody is told.
     @inlinable
     public func willSet<Subject: Observable, Member>(
-        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
     ) {
-        if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath) }
-        if notifiesRegistrar { registrarBox?.registrar.willSet(subject, keyPath: keyPath) }
+        if changeRelay != nil { forwardedWillSet(subject, keyPath: keyPath()) }
+        if notifiesRegistrar, let registrarBox { registrarBox.registrar.willSet(subject, keyPath: keyPath()) }
     }
 
     /// Tells observers that `keyPath` changed in place; `notifiesRegistrar`
     /// as for `willSet`.
     @inlinable
     public func didSet<Subject: Observable, Member>(
-        _ subject: Subject, keyPath: KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
+        _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>, notifiesRegistrar: Bool = true
     ) {
-        if notifiesRegistrar { registrarBox?.registrar.didSet(subject, keyPath: keyPath) }
+        if notifiesRegistrar, let registrarBox { registrarBox.registrar.didSet(subject, keyPath: keyPath()) }
         if changeRelay != nil { forwardedDidSet() }
     }
 
     /// True when the object has an Observation registrar, which observers
     /// need: without one, nobody observes the object (nothing read it inside
     /// a tracking scope).
-    var hasRegistrar: Bool { registrarBox != nil }
+    @inlinable var hasRegistrar: Bool { registrarBox != nil }
 
     /// `objectWillChange` subscribers and forwarding parents; nil while there
     /// are none, so that a write then costs one more nil test, like the
@@ -266,6 +267,8 @@ public final class ModelState {
     }
 
     /// Records that property `ordinal` is about to change from `old`.
+    /// Called from the inlinable `PersistentModel._$willModify`.
+    @usableFromInline
     func propertyWillChange<Value>(_ ordinal: Int, from old: Value, of model: some PersistentModel) {
         // The bit test comes first: it is the common case for an object that
         // is already dirty, and it is cheaper than loading the weak owner.

@@ -127,24 +127,36 @@ extension PersistentModel {
     /// start observing this property during the mutation without reading it,
     /// which the mutation's exclusive access forbids. So telling it of the
     /// mutation would only cost time (a lock and a lookup at each end).
+    ///
+    /// The key path is made only when somebody is told (as in
+    /// `ModelState.access`): an object that nobody observes, the common
+    /// case, never builds it. Inlinable, so that it is specialized for the
+    /// model and the property's type in the app's module.
+    @inlinable
     @_documentation(visibility: internal)
-    public func _$willModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value) -> Bool {
+    public func _$willModify<Value>(
+        _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value
+    ) -> Bool {
         let state = _$modelState
         let observed = state.hasRegistrar
-        state.access(self, keyPath: keyPath)
+        state.access(self, keyPath: keyPath())
         if state.recordsUndo { _$recordUndo(ordinal, from: current) }
         // Through the state in hand: `_$recordChange` would ask the object for
         // it again, a call through the protocol's witness and a retain.
         state.propertyWillChange(ordinal, from: current, of: self)
-        state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+        state.willSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
         return observed
     }
 
     /// Called by a generated `_modify` accessor after an in-place mutation,
-    /// with what `_$willModify` returned.
+    /// with what `_$willModify` returned. The key path is made only when
+    /// somebody is told, as in `_$willModify`; inlinable as it is.
+    @inlinable
     @_documentation(visibility: internal)
-    public func _$didModify<Value>(_ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value, observed: Bool) {
-        _$modelState.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+    public func _$didModify<Value>(
+        _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value, observed: Bool
+    ) {
+        _$modelState.didSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
     }
 
     /// Called by a generated accessor when attribute `ordinal` is a fault (a

@@ -108,28 +108,28 @@ extension PersistentModel {
     /// as the attributes' `_$willModify` does.
     @_documentation(visibility: internal)
     public func _$willModify<Value: RelationshipValue>(
-        _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value
+        _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value
     ) -> Bool {
         let state = _$modelState
         let observed = state.hasRegistrar
-        state.access(self, keyPath: keyPath)
+        state.access(self, keyPath: keyPath())
         if state.recordsUndo { _$recordUndo(ordinal, from: current) }
         _$recordChange(ordinal, from: current)
         state.modifyingModels[ordinal] = current._relatedObjects
-        state.willSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+        state.willSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
         return observed
     }
 
     /// After an in-place mutation of a relationship: mirrors it in the inverse.
     @_documentation(visibility: internal)
     public func _$didModify<Value: RelationshipValue>(
-        _ ordinal: Int, keyPath: KeyPath<Self, Value>, current: Value, observed: Bool
+        _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value, observed: Bool
     ) {
         let state = _$modelState
         let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
         RelationshipMaintenance.relationshipWillChange(
             self, ordinal: ordinal, from: old, to: current._relatedObjects, mirror: state.mirrorsRelationshipChanges)
-        state.didSet(self, keyPath: keyPath, notifiesRegistrar: observed)
+        state.didSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
     }
 }
 
