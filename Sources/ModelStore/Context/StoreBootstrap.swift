@@ -106,7 +106,7 @@ package struct StoreBootstrap {
                 // A new store already has the schema the scripts lead to:
                 // they are recorded as applied (a baseline), never run on it.
                 try configuration.openMigration?.recordBaseline(schema, in: connection)
-                let record = String(decoding: try schema.recordData(), as: UTF8.self)
+                let record = try schema.canonicalRecord().text
                 let values: [(String, SQLiteValue)] = [
                     (MetadataKey.formatVersion, .integer(Int64(Store.formatVersion))),
                     (MetadataKey.storeIdentifier, .text(identifier)),
@@ -133,7 +133,7 @@ package struct StoreBootstrap {
     /// Migrates it first when the app's schema, a migration plan, a scripts
     /// folder or an older store format asks for it.
     private func check() throws -> Outcome {
-        let record = try StoreBootstrap.readRecord(connection: connection, path: path)
+        let record = try StoreBootstrap.readRecord(connection: connection, path: path, expected: schema)
         let foreignObjects = try StoreBootstrap.foreignObjects(connection: connection, record: record, path: path)
         if !foreignObjects.isEmpty {
             guard toleratesForeignObjects && !configuration.allowsSave else {
@@ -213,7 +213,14 @@ package struct StoreBootstrap {
     /// Reads the metadata of an existing store; used to open a store with
     /// the schema it records (store-tool) as well as to check one.
     /// - Throws: `ModelStoreError.notAModelStore` or `.newerFormat`.
-    package static func readRecord(connection: Connection, path: String) throws -> Record {
+    ///
+    /// With `expected` (the app's validated schema), a record whose text is
+    /// byte for byte `expected`'s canonical text (`Schema.canonicalRecord()`)
+    /// is not decoded: equal texts are equal schemas, and the record's schema
+    /// is `expected` as its record reads. Any other text, even one that only
+    /// orders or spaces its JSON differently, is decoded and validated as
+    /// without `expected`.
+    package static func readRecord(connection: Connection, path: String, expected: Schema? = nil) throws -> Record {
         let metadata = try readMetadata(connection: connection, path: path)
         guard case .integer(let format)? = metadata[MetadataKey.formatVersion] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
@@ -226,6 +233,9 @@ package struct StoreBootstrap {
         }
         guard case .text(let record)? = metadata[MetadataKey.schema] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no schema record")
+        }
+        if let expected, let canonical = try? expected.canonicalRecord(), record.utf8.elementsEqual(canonical.text.utf8) {
+            return Record(formatVersion: Int(format), identifier: identifier, schema: canonical.schema, metadata: metadata)
         }
         let stored: Schema
         do {

@@ -29,7 +29,7 @@ package enum StoreFormat {
     /// Replaces the schema record, its fingerprint and version.
     /// - Throws: `SQLiteError`; `EncodingError`, which schema values do not cause.
     package static func writeSchemaRecord(_ schema: Schema, _ connection: Connection) throws {
-        let record = String(decoding: try schema.recordData(), as: UTF8.self)
+        let record = try schema.canonicalRecord().text
         let statement = try connection.prepare(
             "INSERT INTO \(quoteIdentifier(MetadataKey.table)) (\"key\", \"value\") VALUES (?, ?) "
                 + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = excluded.\"value\"")

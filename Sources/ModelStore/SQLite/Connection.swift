@@ -284,5 +284,8 @@ package final class Connection {
 /// Quotes an SQL identifier (a table or column name) so that any name, even
 /// one with quotes or spaces, is read as a name and never as SQL.
 package func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Most names hold no quote; `replacingOccurrences` goes through NSString
+    // even then, and opening a store quotes every table and column name.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
