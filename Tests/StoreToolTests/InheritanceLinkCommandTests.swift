@@ -64,7 +64,7 @@ extension InheritanceCommandTests {
         let driver = try Fixture.runTool(["delete", path, "Driver:1", "--yes", "--verbose"])
         #expect(driver.status == 0, "\(driver.stderr)")
         #expect(driver.stdout.contains("Truck:3"), "the plan lists the nullified owner: \(driver.stdout)")
-        #expect(driver.stdout.contains("nullify 1 link:\n  Vehicle.owner: 1 (nullify from Driver."), "\(driver.stdout)")
+        #expect(driver.stdout.contains("nullify 1 link:\n  Truck.owner: 1 (nullify from Driver.trucks)"), "\(driver.stdout)")
         let context = ModelContext(container)
         let left = try context.fetch(FetchDescriptor<Truck>())
         #expect(left.map(\.label) == ["T2"])
