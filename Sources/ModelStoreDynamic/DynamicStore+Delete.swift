@@ -12,6 +12,13 @@ package struct DynamicDeletePlan: Sendable, Equatable {
     /// The holders whose `.deny` rules block the delete, with the blockers.
     package var blocked: [(object: ObjectID, relationship: String, blockers: [ObjectID])]
 
+    /// Per entity, in the order of `deleted`'s entities: how many objects
+    /// are deleted and what reaches them (see `DeleteReach`).
+    package var deletedByEntity: [DeleteReach] = []
+    /// Per to-one property (`Stop.trip`): how many links are cleared and
+    /// the rule that clears them (see `DeleteReach`).
+    package var nullifiedByProperty: [DeleteReach] = []
+
     /// True when a `.deny` rule blocks the delete.
     package var isBlocked: Bool { !blocked.isEmpty }
 
@@ -95,9 +102,64 @@ extension DynamicStore {
                 denial.blockers.map { ObjectID(entity: denial.destination.name, key: $0) }
             )
         }
-        let description = DynamicDeletePlan(
+        var description = DynamicDeletePlan(
             deleted: deleted.sorted(), nullified: nullified.sorted { ($0.object, $0.property) < ($1.object, $1.property) },
             blocked: blocked)
+        description.summarize(roots: roots.mapValues(\.keys.count), schema: schema)
         return (plan, description)
+    }
+}
+
+/// What one entity (or one to-one property) of a delete plan comes to: a
+/// count, and the delete rules that reach it, so that a delete of many
+/// objects reads as a few lines instead of every identifier.
+package struct DeleteReach: Sendable, Equatable {
+    /// The entity (`Stop`), or for a cleared link the property (`Stop.trip`).
+    package let name: String
+    /// Objects deleted, or links cleared.
+    package let count: Int
+    /// What reaches them: `selected` (named, or chosen by the filter),
+    /// `cascade from Trip.stops`, `nullify from Trip.stops`, `no inverse`
+    /// (a to-one without inverse to a deleted object is always cleared).
+    package let reachedBy: [String]
+}
+
+extension DynamicDeletePlan {
+    /// Fills `deletedByEntity` and `nullifiedByProperty` from the plan's
+    /// objects and the schema's rules. A cascade is named when its
+    /// relationship belongs to an entity with deleted objects and leads to
+    /// this entity: the rule that can have reached them (the planner does
+    /// not record which row came through which relationship).
+    /// - Complexity: O(deleted + nullified + relationships of the schema).
+    mutating func summarize(roots: [String: Int], schema: Schema) {
+        var counts: [String: Int] = [:]
+        for id in deleted { counts[id.entity, default: 0] += 1 }
+        let deletedEntities = schema.entities.filter { counts[$0.name] != nil }
+        deletedByEntity = deletedEntities.map { entity in
+            var rules: [String] = []
+            if roots[entity.name] != nil { rules.append("selected") }
+            for holder in deletedEntities {
+                for relationship in holder.relationships where relationship.deleteRule == .cascade && relationship.destination == entity.name {
+                    rules.append("cascade from \(holder.name).\(relationship.name)")
+                }
+            }
+            return DeleteReach(name: entity.name, count: counts[entity.name] ?? 0, reachedBy: rules)
+        }
+        var links: [String: (count: Int, rule: String)] = [:]
+        for (object, property) in nullified {
+            let name = "\(object.entity).\(property)"
+            if let known = links[name] {
+                links[name] = (known.count + 1, known.rule)
+                continue
+            }
+            let relationship = schema.entity(named: object.entity)?.relationship(named: property)
+            let rule = relationship.flatMap { link in
+                link.inverseName.map { "nullify from \(link.destination).\($0)" }
+            } ?? "no inverse"
+            links[name] = (1, rule)
+        }
+        nullifiedByProperty = links.keys.sorted().compactMap { name in
+            links[name].map { DeleteReach(name: name, count: $0.count, reachedBy: [$0.rule]) }
+        }
     }
 }

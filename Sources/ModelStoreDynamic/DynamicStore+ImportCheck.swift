@@ -85,18 +85,22 @@ extension DynamicStore {
             }
             for (index, rule) in table.entity.uniqueRules.enumerated() {
                 let name = "\(table.name)#\(index)"
-                var batch = uniques[name] ?? UniqueBatch(rule: rule, table: table)
-                if let problem = batch.add(rule.names.map { values[$0] ?? .null }, id: id, line: line) {
+                // Mutated in place through the subscript: a copy taken out
+                // of the dictionary and stored back would share `seen` (every
+                // value of the file so far) and copy it on the first write,
+                // once per record, making the check quadratic.
+                let tuple = rule.names.map { values[$0] ?? .null }
+                if let problem = uniques[name, default: UniqueBatch(rule: rule, table: table)].add(tuple, id: id, line: line) {
                     check.problems.append(problem)
                 }
-                if batch.tuples.count >= 500 { check.problems.append(contentsOf: try batch.flush(self)) }
-                uniques[name] = batch
+                if uniques[name]?.tuples.count ?? 0 >= UniqueBatch.lookupSize {
+                    check.problems.append(contentsOf: try uniques[name, default: UniqueBatch(rule: rule, table: table)].flush(self))
+                }
             }
         }
         progress(check.records)
         for name in uniques.keys.sorted() {
-            guard var batch = uniques[name] else { continue }
-            check.problems.append(contentsOf: try batch.flush(self))
+            check.problems.append(contentsOf: try uniques[name]?.flush(self) ?? [])
         }
         check.problems.append(contentsOf: try danglingProblems(pending, source: source))
         return check
@@ -262,7 +266,14 @@ extension DynamicStore {
 
 /// The values of one uniqueness rule seen in an import file: repeats within
 /// the file are found at once, values the store holds one batch at a time.
+///
+/// - Complexity: `add` is O(1) amortized (one hash lookup), `flush` one
+///   query for at most `lookupSize` values; the whole check is linear in the
+///   records, as long as the batch is mutated in place (never copied out of
+///   a collection and stored back, which would copy `seen`).
 struct UniqueBatch {
+    /// The values looked up in the store with one query.
+    static let lookupSize = 500
     let rule: UniqueRule
     let table: EntityTable
     private var seen: [[StoredKey]: ObjectID] = [:]

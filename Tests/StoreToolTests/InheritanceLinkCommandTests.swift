@@ -61,9 +61,10 @@ extension InheritanceCommandTests {
         #expect(truck.status == 0, "\(truck.stderr)")
         #expect(try trucks(of: "Ann", in: container) == ["T2"])
 
-        let driver = try Fixture.runTool(["delete", path, "Driver:1", "--yes"])
+        let driver = try Fixture.runTool(["delete", path, "Driver:1", "--yes", "--verbose"])
         #expect(driver.status == 0, "\(driver.stderr)")
         #expect(driver.stdout.contains("Truck:3"), "the plan lists the nullified owner: \(driver.stdout)")
+        #expect(driver.stdout.contains("nullify 1 link:\n  Truck.owner: 1 (nullify from Driver.trucks)"), "\(driver.stdout)")
         let context = ModelContext(container)
         let left = try context.fetch(FetchDescriptor<Truck>())
         #expect(left.map(\.label) == ["T2"])

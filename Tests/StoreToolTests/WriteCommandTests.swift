@@ -81,17 +81,33 @@ struct WriteCommandTests {
         let fixture = try Fixture()
         let plan = try fixture.run("delete", fixture.path, "Trip:1")
         #expect(plan.status == 0)
-        #expect(plan.lines.first == "delete 3 objects: Stop:1, Stop:2, Trip:1")
-        #expect(plan.stdout.contains("add --yes"))
+        #expect(
+            plan.lines == ["delete 3 objects:", "  Trip: 1 (selected)", "  Stop: 2 (cascade from Trip.stops)", "nothing was deleted; add --yes to delete"],
+            "\(plan.stdout)")
+        let verbose = try fixture.run("delete", fixture.path, "Trip:1", "--verbose")
+        #expect(verbose.lines.contains("deleted: Stop:1, Stop:2, Trip:1"), "\(verbose.stdout)")
         #expect(try fixture.trips().count == 3)
         let denied = try fixture.run("delete", fixture.path, "Traveler:1", "--yes")
         #expect(denied.status == 7)
-        #expect(denied.stdout.contains("blocked: Traveler:1.trips"))
+        #expect(denied.stdout.contains("blocked: Traveler.trips (delete rule deny) of 1 object still holds 2 objects not deleted"), "\(denied.stdout)")
+        #expect(!denied.stdout.contains("Trip:1"), "identifiers only with --verbose")
+        let deniedVerbose = try fixture.run("delete", fixture.path, "Traveler:1", "--verbose")
+        #expect(deniedVerbose.stdout.contains("blocked: Traveler:1.trips still holds Trip:1, Trip:2"), "\(deniedVerbose.stdout)")
         #expect(denied.stderr.contains("cannot delete Traveler:1"))
         let done = try fixture.run("delete", fixture.path, "Trip", "--where", #"destination == "Portugal""#, "--yes")
         #expect(done.status == 0, "\(done.stderr)")
         #expect(try fixture.trips().map(\.name) == ["Kyoto", "Reykjavik"])
         let stops = try fixture.run("count", fixture.path, "Stop")
         #expect(stops.stdout == "1\n")
+    }
+
+    @Test("delete --where prints counts per entity, not the identifiers (those with --verbose)")
+    func deleteSummary() throws {
+        let fixture = try Fixture()
+        let plan = try fixture.run("delete", fixture.path, "Stop", "--where", #"title != "x""#)
+        #expect(plan.status == 0, "\(plan.stderr)")
+        #expect(plan.lines == ["delete 3 objects:", "  Stop: 3 (selected)", "nothing was deleted; add --yes to delete"], "\(plan.stdout)")
+        let verbose = try fixture.run("delete", fixture.path, "Stop", "--where", #"title != "x""#, "--verbose")
+        #expect(verbose.lines.contains("deleted: Stop:1, Stop:2, Stop:3"), "\(verbose.stdout)")
     }
 }

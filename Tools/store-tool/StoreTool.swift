@@ -26,11 +26,19 @@ struct StoreTool: ParsableCommand {
 
             \(FilterHelp.grammar)
             """,
+        version: StoreTool.version,
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
             Export.self, Import.self, Check.self, SQL.self, Backup.self, Migrate.self, Snapshots.self,
             History.self,
         ])
+}
+
+extension StoreTool {
+    /// What `store-tool --version` prints: the tool's version and the store
+    /// format it reads and writes (a store of a newer format exits 5). No
+    /// release is tagged yet, hence the `-dev`; a release sets the number.
+    static let version = "store-tool 0.1.0-dev (ModelStore store format \(StoreFormat.current))"
 }
 
 /// The store argument and how long to wait for a lock, shared by every command.

@@ -8,7 +8,7 @@
 /// (`StoreFormat.upgradeSteps`, in Migration/MigrationHistory.swift).
 package enum StoreFormat {
     /// The format this ModelStore writes.
-    static let current = 3
+    package static let current = 3
 
     /// Upgrades by the version they lead to. `perEntityTable` is SQL run
     /// once per entity table (the table's quoted name replaces `{table}`),

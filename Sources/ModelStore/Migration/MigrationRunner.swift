@@ -143,9 +143,7 @@ struct MigrationRunner {
             } catch {
                 throw ModelStoreError.migrationFailed(
                     path: path, step: transaction.steps.first?.name ?? "begin",
-                    reason: error.primaryCode == SQLiteError.busy
-                        ? "the store is in use by another connection, which held its lock longer than the busy timeout"
-                        : error.message)
+                    reason: error.primaryCode == SQLiteError.busy ? ModelStoreError.migrationLockTimeout : error.message)
             }
             context.transactionStart = Date()
             do {
@@ -236,4 +234,13 @@ struct MigrationRunner {
         guard try statement.step(), statement.storage(at: 0) == .text else { return "" }
         return statement.string(at: 0)
     }
+}
+
+extension ModelStoreError {
+    /// The `reason` of a `migrationFailed` whose transaction could not begin
+    /// because another connection held the store's lock past the busy
+    /// timeout: store-tool tells a lock from other failures by it (its exit
+    /// code for a locked store).
+    package static let migrationLockTimeout =
+        "the store is in use by another connection, which held its lock longer than the busy timeout"
 }

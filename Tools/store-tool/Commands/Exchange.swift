@@ -126,7 +126,9 @@ struct Import: ParsableCommand {
             FILE is a json export (what export writes by default; a STORE that does not exist is created \
             from its schema) or a jsonl file of records, one per line, as export --format jsonl writes \
             them (read line by line; its records may be of any entities, and a relationship key that is \
-            not a record of the file names an object of STORE). The format is told from the first line.
+            not a record of the file names an object of STORE). The format is told from the first line. \
+            Progress (checking, inserting, linking) shows on stderr when it is a terminal, or with \
+            --progress as lines.
 
             Every record is checked against the store's schema first (unknown entities and properties, \
             values of the wrong type or not a case of their enum, missing required values, dangling \
@@ -143,6 +145,10 @@ struct Import: ParsableCommand {
     @OptionGroup var options: StoreOptions
     @Argument(help: "The json export or jsonl file to read.") var file: String
     @Flag(help: "Check and run the import, then roll it back.") var dryRun = false
+    @Flag(
+        name: .customLong("progress"),
+        help: "Show progress on stderr even when it is not a terminal (as lines; on a terminal it always shows).")
+    var showsProgress = false
 
     func run() throws {
         try reporting {
@@ -173,7 +179,7 @@ struct Import: ParsableCommand {
             throw ToolError.badInput("cannot read the import file \(file)")
         }
         let source = try DynamicImportSource.open(path: file)
-        let progress = ProgressLine()
+        let progress = ProgressLine(forced: showsProgress)
         defer { progress.finish() }
         let report: (DynamicImportProgress) -> Void = { step in
             progress.update("import: \(step.phase)", step.done, total: step.total)

@@ -73,6 +73,11 @@ struct Delete: ParsableCommand {
             Examples:
               store-tool delete trips.store Trip:3
               store-tool delete trips.store Trip --where 'startDate < "2025-01-01"' --yes
+
+            The plan is a summary: per entity the objects deleted and the rule that reaches them \
+            (selected, cascade from Entity.relationship), per to-one the links cleared (nullify from \
+            Entity.relationship, or no inverse), and the .deny rules that block; --verbose adds every \
+            identifier.
             """)
 
     @OptionGroup var options: StoreOptions
@@ -80,6 +85,7 @@ struct Delete: ParsableCommand {
     @Option(name: .customLong("where"), help: "Delete the objects of the entity this filter selects.") var filter: String?
     @Flag(help: "Delete (without it, only the plan is shown).") var yes = false
     @Flag(help: "Run the delete and roll it back.") var dryRun = false
+    @Flag(help: "List every object deleted, link cleared and blocker, not only the counts per entity.") var verbose = false
 
     func run() throws {
         try reporting {
@@ -126,17 +132,46 @@ struct Delete: ParsableCommand {
         }
     }
 
+    /// Prints the plan per entity (`  Stop: 1200 (cascade from Trip.stops)`),
+    /// then, with `--verbose`, every identifier: a delete by filter may
+    /// reach a million objects, whose identifiers make one useless line.
     private func printPlan(_ plan: DynamicDeletePlan) {
         let output = Output()
-        output.line("delete \(plan.deleted.count) object\(plan.deleted.count == 1 ? "" : "s"): " + plan.deleted.map(\.description).joined(separator: ", "))
-        if !plan.nullified.isEmpty {
-            output.line("nullify \(plan.nullified.count) link\(plan.nullified.count == 1 ? "" : "s"): " + plan.nullified.map { "\($0.object).\($0.property)" }.joined(separator: ", "))
+        output.line("delete \(count(plan.deleted.count, "object"))" + (plan.deleted.isEmpty ? "" : ":"))
+        for entity in plan.deletedByEntity {
+            output.line("  \(entity.name): \(entity.count)" + (entity.reachedBy.isEmpty ? "" : " (\(entity.reachedBy.joined(separator: ", ")))"))
         }
+        if !plan.nullified.isEmpty {
+            output.line("nullify \(count(plan.nullified.count, "link")):")
+            for link in plan.nullifiedByProperty {
+                output.line("  \(link.name): \(link.count) (\(link.reachedBy.joined(separator: ", ")))")
+            }
+        }
+        var blockers: [String: (holders: Int, blockers: Int)] = [:]
         for block in plan.blocked {
-            output.line("blocked: \(block.object).\(block.relationship) (delete rule deny) still holds " + block.blockers.map(\.description).joined(separator: ", "))
+            let name = "\(block.object.entity).\(block.relationship)"
+            let known = blockers[name] ?? (0, 0)
+            blockers[name] = (known.holders + 1, known.blockers + block.blockers.count)
+        }
+        for name in blockers.keys.sorted() {
+            guard let counts = blockers[name] else { continue }
+            output.line(
+                "blocked: \(name) (delete rule deny) of \(count(counts.holders, "object")) still holds "
+                    + "\(count(counts.blockers, "object")) not deleted")
+        }
+        if verbose {
+            if !plan.deleted.isEmpty { output.line("deleted: " + plan.deleted.map(\.description).joined(separator: ", ")) }
+            if !plan.nullified.isEmpty {
+                output.line("nullified: " + plan.nullified.map { "\($0.object).\($0.property)" }.joined(separator: ", "))
+            }
+            for block in plan.blocked {
+                output.line("blocked: \(block.object).\(block.relationship) still holds " + block.blockers.map(\.description).joined(separator: ", "))
+            }
         }
         output.flush()
     }
+
+    private func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
 }
 
 /// Prints an edit's before and after.

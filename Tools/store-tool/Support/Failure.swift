@@ -61,21 +61,7 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
         default: return (.badInput, error.description)
         }
     case let error as ModelStoreError:
-        switch error {
-        case .cannotOpen, .notADatabase, .notAModelStore: return (.cannotOpen, error.description)
-        case .foreignSchemaObjects: return (.cannotOpen, oneLine(error.description))
-        case .newerFormat: return (.newerFormat, error.description)
-        case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
-        case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
-        case .invalidMigrationScript, .notASnapshot: return (.badInput, oneLine(error.description))
-        case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
-            return (.refused, oneLine(error.description))
-        case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:
-            return (.locked, lockedMessage(underlying))
-        case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.constraint:
-            return (.refused, oneLine(error.description))
-        default: return (.failure, oneLine(error.description))
-        }
+        return describe(error)
     case let error as SQLiteError:
         if error.primaryCode == SQLiteError.busy { return (.locked, lockedMessage(error)) }
         if error.primaryCode == SQLiteError.constraint { return (.refused, oneLine(error.description)) }
@@ -85,6 +71,36 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
     default:
         return (.failure, oneLine("\(error)"))
     }
+}
+
+/// The exit status and message for a library error. Every case is named,
+/// with no `default`: a case added to the library must be given its status
+/// here (the compiler says so) instead of silently becoming 8, and an error
+/// that wraps a lock timeout (a save's, a migration's) is a lock (6).
+private func describe(_ error: ModelStoreError) -> (ExitStatus, String) {
+    switch error {
+    case .cannotOpen, .notADatabase, .notAModelStore: return (.cannotOpen, error.description)
+    case .foreignSchemaObjects: return (.cannotOpen, oneLine(error.description))
+    case .newerFormat: return (.newerFormat, error.description)
+    case .unknownProperty, .unsupportedQuery, .entityNotInSchema: return (.badInput, oneLine(error.description))
+    case .deleteDenied, .relationshipCount, .danglingReference: return (.refused, error.description)
+    case .invalidMigrationScript, .notASnapshot: return (.badInput, oneLine(error.description))
+    case .destructiveMigration, .duplicateValues, .scriptChecksumMismatch, .noMigrationPath:
+        return (.refused, oneLine(error.description))
+    case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.busy:
+        return (.locked, lockedMessage(underlying))
+    case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.constraint:
+        return (.refused, oneLine(error.description))
+    case .migrationFailed(let path, _, let reason) where reason == ModelStoreError.migrationLockTimeout:
+        return (.locked, lockedMessage(path: path) + " (nothing was migrated)")
+    case .saveFailed, .migrationFailed, .rowNotFound, .schemaMismatch, .invalidSchema, .invalidConfiguration, .invalidValue, .readOnlyStore,
+        .escapingMutations, .saveConflicts, .historyTokenExpired:
+        return (.failure, oneLine(error.description))
+    }
+}
+
+private func lockedMessage(path: String) -> String {
+    "the store \(path) is locked by another process; try again later or raise --wait"
 }
 
 private func lockedMessage(_ error: SQLiteError) -> String {

@@ -47,38 +47,52 @@ enum Terminal {
 /// erased when the command ends, so that it never stays among the output.
 /// It shows only when stderr is a terminal (nothing extra when piped), and
 /// at most a few times a second's worth of rows: every `step` items.
+/// Forced (`import --progress`) on a stderr that is not a terminal, it
+/// writes whole lines instead, ten times less often, which a log keeps.
 final class ProgressLine {
     private let isShown: Bool
+    /// True on a terminal: one line rewritten in place, erased at the end.
+    private let isInPlace: Bool
     private var shownAnything = false
     /// How many items pass between two updates.
     let step: Int
 
-    /// - Parameter whenOutputIsTerminal: also show it when standard output
-    ///   is the terminal (commands whose output is a few lines at the end).
-    init(step: Int = 1000, whenOutputIsTerminal: Bool = true) {
+    /// - Parameters:
+    ///   - whenOutputIsTerminal: also show it when standard output is the
+    ///     terminal (commands whose output is a few lines at the end).
+    ///   - forced: show it even when stderr is not a terminal, as lines.
+    init(step: Int = 1000, whenOutputIsTerminal: Bool = true, forced: Bool = false) {
         self.step = step
-        isShown = Terminal.errorIsTerminal && (whenOutputIsTerminal || !Terminal.outputIsTerminal)
+        isInPlace = Terminal.errorIsTerminal
+        isShown = forced || (Terminal.errorIsTerminal && (whenOutputIsTerminal || !Terminal.outputIsTerminal))
     }
 
     deinit { finish() }
 
     /// Shows `label done` or `label done/total` when `done` is a multiple of
-    /// `step` (or `force`).
+    /// `step` (of ten steps when written as lines), or when `force`.
     func update(_ label: String, _ done: Int, total: Int? = nil, force: Bool = false) {
-        guard isShown, force || done % step == 0 else { return }
+        guard isShown, force || done % (isInPlace ? step : step * 10) == 0 else { return }
         let count = total.map { "\(done)/\($0)" } ?? "\(done)"
-        FileHandle.standardError.write(Data("\r\(label) \(count)\u{1B}[K".utf8))
-        shownAnything = true
+        show("\(label) \(count)")
     }
 
     /// Shows a phase without a count (`delete: planning…`).
     func note(_ text: String) {
         guard isShown else { return }
+        show(text)
+    }
+
+    private func show(_ text: String) {
+        guard isInPlace else {
+            FileHandle.standardError.write(Data("\(text)\n".utf8))
+            return
+        }
         FileHandle.standardError.write(Data("\r\(text)\u{1B}[K".utf8))
         shownAnything = true
     }
 
-    /// Erases the line.
+    /// Erases the line (lines written to a file or pipe stay).
     func finish() {
         guard shownAnything else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
