@@ -97,7 +97,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tools/store-tool",
-            exclude: ["MANUAL.md"]
+            exclude: ["MANUAL.md", "timing"]
         ),
         .testTarget(
             name: "StoreToolTests",
