@@ -162,10 +162,7 @@ extension DynamicStore {
         var values: [String: DynamicValue] = [:]
         var problems: [StoreProblem] = []
         func problem(_ kind: StoreProblem.Kind, _ property: String, _ text: String, suggestions: [String] = []) {
-            problems.append(
-                StoreProblem(
-                    kind, entity: entity.name, object: id, property: property, suggestions: suggestions,
-                    message: "\(id).\(property): \(text)"))
+            problems.append(.record(kind, id, of: entity, property, text, suggestions: suggestions))
         }
         let given = record.attributes ?? [:]
         for name in given.keys.sorted() {
@@ -213,10 +210,7 @@ extension DynamicStore {
         var links = ImportLinks()
         var problems: [StoreProblem] = []
         func problem(_ kind: StoreProblem.Kind, _ property: String, _ text: String, suggestions: [String] = []) {
-            problems.append(
-                StoreProblem(
-                    kind, entity: entity.name, object: id, property: property, suggestions: suggestions,
-                    message: "\(id).\(property): \(text)"))
+            problems.append(.record(kind, id, of: entity, property, text, suggestions: suggestions))
         }
         let given = record.relationships ?? [:]
         for name in given.keys.sorted() {
@@ -336,4 +330,16 @@ extension StoreProblem {
     /// The order import problems of one kind are listed in: by their text
     /// as `line N: message`.
     fileprivate var sortText: String { (line.map { "line \($0): " } ?? "") + message }
+}
+
+extension StoreProblem {
+    /// A problem with a property of the import file's record `id`, its
+    /// message prefixed with `id.property`.
+    fileprivate static func record(
+        _ kind: Kind, _ id: ObjectID, of entity: Schema.Entity, _ property: String, _ text: String, suggestions: [String]
+    ) -> StoreProblem {
+        StoreProblem(
+            kind, entity: entity.name, object: id, property: property, suggestions: suggestions,
+            message: "\(id).\(property): \(text)")
+    }
 }
