@@ -103,11 +103,12 @@ let package = Package(
             name: "StoreToolTests",
             dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"]
         ),
-        // The snapshot tests drive migrations with scripts; the library itself
-        // never depends on ModelStoreScripts.
+        // The library's own suites. They use no script, CLI or server
+        // dependency, so that the sanitizer passes can build them alone
+        // (see `sanitizerSubset` below).
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreDynamic", "ModelStoreScripts"]
+            dependencies: ["ModelStore", "ModelStoreDynamic"]
         ),
         // The child process of the reliability tests: saves and migrates while
         // the tests kill it, and runs the fault-injection sweeps (a failing
@@ -163,3 +164,21 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `.ci/run` builds the sanitizer passes with MODELSTORE_SANITIZER_SUBSET set:
+// the package then declares only the library, its dynamic layer and the
+// suites those passes run, so that they do not build swift-crypto's
+// BoringSSL, Yams, swift-argument-parser or store-tool under a sanitizer.
+// Any other build sees the whole package.
+if Context.environment["MODELSTORE_SANITIZER_SUBSET"] != nil {
+    let sanitizerSubset: Set = [
+        "CSQLite", "CSwiftRuntime", "ModelStoreMacros", "ModelStore", "ModelStoreDynamic",
+        "ModelStoreTests", "SwiftDataShapeTests",
+    ]
+    package.targets.removeAll { !sanitizerSubset.contains($0.name) }
+    package.products.removeAll { $0.name != "ModelStore" }
+    package.dependencies.removeAll { dependency in
+        guard case .sourceControl(_, let location, _) = dependency.kind else { return false }
+        return !location.hasSuffix("swift-syntax.git")
+    }
+}

@@ -1,0 +1,1 @@
+../../ModelStoreTests/Migration/SnapshotFiles.swift
