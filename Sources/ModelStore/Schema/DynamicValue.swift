@@ -14,13 +14,15 @@ package struct ObjectID: Hashable, Sendable, Comparable, CustomStringConvertible
         self.key = key
     }
 
-    /// Reads `Entity:ID`; nil when the text has another form (the entity is
-    /// not checked against a schema here).
+    /// Reads `Entity:ID`, where ID is a positive row key written in decimal
+    /// digits alone (no sign, so `Trip:+5` is not an identifier); nil when
+    /// the text has another form (the entity is not checked against a
+    /// schema here).
     package init?(_ text: String) {
         guard let colon = text.lastIndex(of: ":") else { return nil }
         let entity = String(text[..<colon])
         let digits = text[text.index(after: colon)...]
-        guard !entity.isEmpty, !digits.isEmpty, digits.allSatisfy(\.isASCII), let key = Int64(digits), key > 0 else {
+        guard !entity.isEmpty, !digits.isEmpty, digits.utf8.allSatisfy({ (0x30...0x39).contains($0) }), let key = Int64(digits), key > 0 else {
             return nil
         }
         self.entity = entity

@@ -62,6 +62,6 @@ struct ValueTextTests {
     @Test("identifiers")
     func identifiers() {
         #expect(ObjectID("Trip:12") == ObjectID(entity: "Trip", key: 12))
-        for text in ["Trip", "Trip:", ":1", "Trip:x", "Trip:-1", "Trip:1.5", "Trip:٣"] { #expect(ObjectID(text) == nil, "\(text)") }
+        for text in ["Trip", "Trip:", ":1", "Trip:x", "Trip:-1", "Trip:+5", "Trip:0", "Trip: 1", "Trip:1.5", "Trip:٣"] { #expect(ObjectID(text) == nil, "\(text)") }
     }
 }
