@@ -121,14 +121,22 @@ final class RowRegistry {
         register(model as AnyObject, at: index, found: found, rowID: rowID)
     }
 
-    /// Registers `object` (one of the entity's models, which the caller
-    /// keeps alive) as `registerUnlessTaken(_:rowID:)` does; an object
-    /// rather than a model, so that a fetch registers the objects of its
-    /// array without forming an existential for each.
-    func registerUnlessTaken(object: AnyObject, rowID: Int64) -> (any PersistentModel)? {
+    /// Registers `objects[position]` (one of the entity's models; the
+    /// buffer keeps it alive) as `registerUnlessTaken(_:rowID:)` does. A
+    /// fetch registers the objects of its array this way: by position, so
+    /// that no existential is formed and no object is retained for it.
+    @inline(__always)
+    func registerUnlessTaken(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, rowID: Int64)
+        -> (any PersistentModel)?
+    {
         let (index, found) = slot(for: rowID)
-        if found, !slots.holds(object, at: index), let existing = self.object(at: index) { return existing }
-        register(object, at: index, found: found, rowID: rowID)
+        if found {
+            if !slots.holds(objectAt: position, of: objects, at: index), let existing = object(at: index) { return existing }
+            slots.replaceEntry(objectAt: position, of: objects, at: index)
+        } else {
+            slots.initializeEntry(objectAt: position, of: objects, at: index)
+            occupy(index, rowID: rowID)
+        }
         return nil
     }
 

@@ -252,8 +252,8 @@ extension ModelContext {
                     reusedIndex += 1
                     continue
                 }
-                // Borrowed from the buffer, which keeps the object alive.
-                if let registered = registry.registerUnlessTaken(object: objects[position], rowID: newRowIDs[newIndex]) {
+                // By position: the buffer keeps the object alive.
+                if let registered = registry.registerUnlessTaken(objectAt: position, of: objects, rowID: newRowIDs[newIndex]) {
                     taken.append((position, registered))
                 }
                 newIndex += 1

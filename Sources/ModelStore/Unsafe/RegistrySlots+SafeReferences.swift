@@ -73,6 +73,21 @@ struct RegistrySlots {
     /// Whether the slot's entry refers to `object`.
     func holds(_ object: AnyObject, at index: Int) -> Bool { storage.entries[index].object === object }
 
+    /// Whether the slot's entry refers to `objects[position]`.
+    func holds(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) -> Bool {
+        holds(objects[position], at: index)
+    }
+
+    /// Stores an entry for `objects[position]` in a slot that is not full.
+    func initializeEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        initializeEntry(objects[position], at: index)
+    }
+
+    /// Replaces the entry of a full slot with `objects[position]`.
+    func replaceEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        replaceEntry(objects[position], at: index)
+    }
+
     /// Whether a full slot has an entry at all (invariant checks).
     func hasEntry(at index: Int) -> Bool { storage.entries[index].isSet }
 

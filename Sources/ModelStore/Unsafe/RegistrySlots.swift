@@ -131,6 +131,24 @@ struct RegistrySlots {
         entries[index] == Unmanaged.passUnretained(object).toOpaque()
     }
 
+    /// Whether the slot's entry refers to `objects[position]`, read by
+    /// address: no retain, since the buffer keeps the object alive.
+    @inline(__always)
+    func holds(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) -> Bool {
+        entries[index] == Self.address(of: position, in: objects)
+    }
+
+    /// The address of `objects[position]`, read from the buffer's bits
+    /// without a retain (a strong reference is the object's address). A
+    /// fetch registers every object of its array, and loading each one as a
+    /// reference would retain and release it for nothing.
+    @inline(__always)
+    private static func address(of position: Int, in objects: UnsafeBufferPointer<AnyObject>) -> UnsafeMutableRawPointer {
+        precondition(objects.indices.contains(position), "object \(position) out of 0..<\(objects.count)")
+        // A non-empty buffer (the position is in it) has a base address.
+        return UnsafeRawPointer(objects.baseAddress.unsafelyUnwrapped + position).load(as: UnsafeMutableRawPointer.self)
+    }
+
     /// Whether a full slot has an entry at all (invariant checks).
     func hasEntry(at index: Int) -> Bool {
         entries[index] != nil
@@ -140,15 +158,39 @@ struct RegistrySlots {
     /// is garbage). The caller keeps `object` alive during the call.
     @inline(__always)
     func initializeEntry(_ object: AnyObject, at index: Int) {
+        initializeEntry(address: Unmanaged.passUnretained(object).toOpaque(), at: index)
+    }
+
+    /// Stores an entry for `objects[position]` in a slot that is not full,
+    /// read by address (the buffer keeps the object alive).
+    @inline(__always)
+    func initializeEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        initializeEntry(address: Self.address(of: position, in: objects), at: index)
+    }
+
+    @inline(__always)
+    private func initializeEntry(address: UnsafeMutableRawPointer, at index: Int) {
         assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
-        entries[index] = swift_unownedRetain(Unmanaged.passUnretained(object).toOpaque())
+        entries[index] = swift_unownedRetain(address)
     }
 
     /// Replaces the entry of a full slot, giving back the old one's count.
     @inline(__always)
     func replaceEntry(_ object: AnyObject, at index: Int) {
+        replaceEntry(address: Unmanaged.passUnretained(object).toOpaque(), at: index)
+    }
+
+    /// Replaces the entry of a full slot with `objects[position]`, read by
+    /// address (the buffer keeps the object alive).
+    @inline(__always)
+    func replaceEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        replaceEntry(address: Self.address(of: position, in: objects), at: index)
+    }
+
+    @inline(__always)
+    private func replaceEntry(address objectAddress: UnsafeMutableRawPointer, at index: Int) {
         // Retain the new object's memory first: it may be the same object.
-        let address = swift_unownedRetain(Unmanaged.passUnretained(object).toOpaque())
+        let address = swift_unownedRetain(objectAddress)
         clearEntry(at: index)
         entries[index] = address
     }
