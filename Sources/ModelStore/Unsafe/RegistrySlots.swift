@@ -1,6 +1,7 @@
 // UNSAFE CODE, CONTAINED. This file is one of the few in ModelStore that
 // manage memory or object lifetimes by hand; each says, next to the code,
-// what keeps it correct. Callers see a small API with no pointers in it.
+// what keeps it correct. Callers see a small API with no raw pointers in it
+// (a fetch hands over its array's buffer and a position in it).
 //
 // What it implements: the slot storage of `RowRegistry`, the identity map's
 // table for one entity: for each slot a row key, a state (empty, full,
@@ -36,6 +37,10 @@
 //    back into the caller happens while a slot is being written, so no two
 //    accesses to a slot overlap. Indices are in `0..<capacity` (checked in
 //    debug builds).
+// 5. Addresses read from a buffer. `address(of:in:)` reads a strong
+//    reference's bits (the object's address) from a caller's buffer of
+//    `AnyObject`, which keeps the object alive during the call: nothing is
+//    retained or released, and the position is checked against the buffer.
 #if !MODELSTORE_SAFE_REFERENCES
 import CSwiftRuntime
 
