@@ -27,7 +27,10 @@ public final class ModelContext {
     /// they are made (on the main actor's next turn). Other contexts save when
     /// `save()` is called. A failed autosave leaves the changes pending; the
     /// next `save()` reports the error.
-    @exclusivity(unchecked) public var autosaveEnabled = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    public var autosaveEnabled = false
     /// What a save does when another context or process changed or deleted
     /// the row of an object it saves since this context read it; see
     /// `MergePolicy`. The default, `.error`, makes the save throw
@@ -40,8 +43,14 @@ public final class ModelContext {
     /// Objects that won a conflict under `.objectWins`: the save in progress
     /// writes all their columns, not only the changed ones.
     var overwritingObjects: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) var isMainContext = false
-    @exclusivity(unchecked) var isAutosaveScheduled = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var isMainContext = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var isAutosaveScheduled = false
     /// What the context knows of other contexts' and processes' commits
     /// (see ModelContext+Merge.swift).
     var merging = MergeState()
@@ -56,43 +65,78 @@ public final class ModelContext {
     // freed object. Their exclusivity is unchecked: a context belongs to one
     // isolation domain, none of their accesses calls out to code that could
     // reach them again, and the runtime's check (two calls per access) cost
-    // more than a row's own work in a save.
+    // more than a row's own work in a save. Unchecked in release builds
+    // only: debug builds (the tests) check every access, and so verify
+    // those invariants (see the Reliability article).
 
     /// One row, one object: per entity, the objects by row key, held unowned (see `RowRegistry`).
-    @exclusivity(unchecked) var identityMap: [ObjectIdentifier: RowRegistry] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var identityMap: [ObjectIdentifier: RowRegistry] = [:]
     /// The registry found last (see `existingRegistry(for:)`); registries are
     /// never removed, so it stays valid.
     private(set) var lastRegistry: (key: ObjectIdentifier, registry: RowRegistry)?
     /// Inserted objects not yet saved, in insertion order.
-    @exclusivity(unchecked) var inserted = OrderedModels(.inserted)
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var inserted = OrderedModels(.inserted)
     /// Persisted objects with changed properties, each with the last saved
     /// value of its first changed property (the others' are in its state).
-    @exclusivity(unchecked) var changed = OrderedModels(.changed)
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var changed = OrderedModels(.changed)
     /// Persisted objects deleted, not yet saved.
-    @exclusivity(unchecked) var deleted = OrderedModels(.deleted)
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var deleted = OrderedModels(.deleted)
     /// Inserted objects deleted again before a save. They left the context
     /// when they were deleted, but relationships may still hold them until
     /// the save, which drops them from those relationships and applies their
     /// cascade rules, as it does for deleted saved objects (see `planDeletes`).
-    @exclusivity(unchecked) var deletedInserts: [any PersistentModel] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var deletedInserts: [any PersistentModel] = []
     /// Temporary identifiers of saved objects, for `model(for:)`.
-    @exclusivity(unchecked) var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var permanentIdentifiers: [PersistentIdentifier: PersistentIdentifier] = [:]
     /// Prepared statements per entity and purpose.
-    @exclusivity(unchecked) var statements = StatementCache()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var statements = StatementCache()
     /// What the next save has to do besides writing rows.
-    @exclusivity(unchecked) var pendingWork = PendingSaveWork()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var pendingWork = PendingSaveWork()
     /// The class inserted last and its table: a bulk insert inserts one
     /// class, and comparing it costs less than the store's lookup by type.
-    @exclusivity(unchecked) private var lastInsertedClass: (id: ObjectIdentifier, link: StateLink)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var lastInsertedClass: (id: ObjectIdentifier, link: StateLink)?
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
     /// The links this context's objects' states hold, one per entity table
     /// (see `StateLink`), each made when the first object of its table joins;
     /// a handful, searched in order.
-    @exclusivity(unchecked) var stateLinks: [StateLink] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var stateLinks: [StateLink] = []
     /// The link asked for last.
-    @exclusivity(unchecked) var lastStateLink: StateLink?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var lastStateLink: StateLink?
     /// Where a fetched object's initializer says what it kept of its row
     /// (see `PersistentRow.make`); allocated once, for every row this
     /// context reads.
@@ -119,7 +163,10 @@ public final class ModelContext {
     /// went (see ModelContext+Succession.swift): no app sees it.
     let isSuccessor: Bool
     /// Set when the context starts going (its deinit).
-    @exclusivity(unchecked) var isClosing = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var isClosing = false
 
     /// Creates a context for the container's store.
     public init(_ container: ModelContainer) {

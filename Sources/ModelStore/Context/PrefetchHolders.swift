@@ -11,15 +11,27 @@ final class PrefetchHolders {
     // Unchecked exclusivity: confined to the prefetch that made it, and no
     // access spans a call; the runtime's check cost more than the work.
     private let ordinal: Int
-    @exclusivity(unchecked) private var holders: [any PersistentModel] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var holders: [any PersistentModel] = []
     /// Whether each holder has received rows in this prefetch.
-    @exclusivity(unchecked) private var received: [Bool]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var received: [Bool]
     /// Each key's first holder, by index in `holders`.
-    @exclusivity(unchecked) private var firstHolder: [Int64: Int]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var firstHolder: [Int64: Int]
     /// Each holder's next holder of the same key (several objects can hold
     /// one to-one), or -1: a chain instead of an array per key, which would
     /// be an allocation per holder.
-    @exclusivity(unchecked) private var nextHolder: [Int] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var nextHolder: [Int] = []
 
     /// The ordinal of the related objects' relationship back to their
     /// holder when it is a column of their row (the inverse of a to-many or

@@ -77,7 +77,10 @@ public final class ModelState {
     /// resilient type, so an optional one held here was tested, copied and
     /// assigned through the runtime's value witnesses on every access (more
     /// than making it cost); a reference is tested and used in place.
-    @usableFromInline @exclusivity(unchecked) var registrarBox: RegistrarBox?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var registrarBox: RegistrarBox?
 
     /// The object's Observation registrar.
     public var registrar: ObservationRegistrar { makeRegistrarBox().registrar }
@@ -162,16 +165,24 @@ public final class ModelState {
     /// `objectWillChange` subscribers and forwarding parents; nil while there
     /// are none, so that a write then costs one more nil test, like the
     /// registrar's. Unchecked exclusivity for the same reason as `dirty`.
-    @usableFromInline @exclusivity(unchecked) var changeRelay: ChangeRelay?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var changeRelay: ChangeRelay?
 
     // The fields below are read and written for every saved or changed
     // object. Their exclusivity is unchecked, as `dirty`'s is: the state is
     // confined to its context's isolation domain, no access to them spans a
     // call, and the runtime's check cost more than the save's own work on
-    // them (two calls into the runtime per access).
+    // them (two calls into the runtime per access). Unchecked in release
+    // builds only: debug builds (the tests) check every access, and so
+    // verify those invariants (see the Reliability article).
     /// The owning context and the entity's table (see `StateLink`); nil for
     /// an object that was never inserted or fetched.
-    @usableFromInline @exclusivity(unchecked) var link: StateLink?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var link: StateLink?
     /// True when the owning context has an undo manager, which hears of
     /// every change (see `PersistentModel._$recordUndo`).
     @inlinable var recordsUndo: Bool { link?.recordsUndo == true }
@@ -191,31 +202,55 @@ public final class ModelState {
         self.link = link.table.map { StateLink(owner: nil, table: $0) }
     }
     /// The row's key once the object is saved.
-    @exclusivity(unchecked) var rowID: Int64?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var rowID: Int64?
     /// The row's version (`_version`) as this object last read or wrote it:
     /// a save's UPDATE and DELETE of the row expect it, so that a row that
     /// somebody else wrote since is a conflict (ModelContext+Conflicts.swift).
     /// Whoever gives the object newer stored values must set it too.
-    @exclusivity(unchecked) var version: Int64 = 0
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var version: Int64 = 0
     // The small fields side by side, so that they share one word.
-    @exclusivity(unchecked) var lifecycle: ModelLifecycle = .detached
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var lifecycle: ModelLifecycle = .detached
     /// Set while the context writes values back (rollback, merge), so that the
     /// writes do not count as changes.
-    @exclusivity(unchecked) var isApplyingStoredValues = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var isApplyingStoredValues = false
     /// Where the object is in its context's lists of pending changes; see
     /// `OrderedModels`.
-    @exclusivity(unchecked) var pendingSlots = PendingSlots()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var pendingSlots = PendingSlots()
     // Read on every tracked write; unchecked exclusivity because the state is
     // confined to its context's isolation domain and the bit set is never
     // accessed re-entrantly.
-    @usableFromInline @exclusivity(unchecked) var dirty = PropertyBitSet()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var dirty = PropertyBitSet()
 
     /// The relationships not loaded yet (faults), by ordinal. Read by every
     /// generated getter, hence inline and unchecked like `dirty`.
-    @usableFromInline @exclusivity(unchecked) var faults = PropertyBitSet()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var faults = PropertyBitSet()
     /// The fields few objects ever use (see ModelStateExtras.swift); nil
     /// until one of them is set.
-    @exclusivity(unchecked) var extras: ModelStateExtras?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var extras: ModelStateExtras?
 
     /// True when relationship `ordinal` is not loaded yet; called by generated accessors.
     @inlinable

@@ -15,26 +15,47 @@ final class ModelStateExtras {
     // to its context's isolation domain; the runtime's check cost about 80
     // instructions per access (a prefetch sets one field per holder).
     /// The identifier before the object is saved; made on first request.
-    @exclusivity(unchecked) var temporaryIdentifier: PersistentIdentifier?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var temporaryIdentifier: PersistentIdentifier?
     /// The last saved values of the changed properties after the first.
-    @exclusivity(unchecked) var moreCommitted: [Int: Any] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var moreCommitted: [Int: Any] = [:]
     /// The object whose relationship change is being mirrored into this one,
     /// so that mirroring does not bounce back to it.
-    @exclusivity(unchecked) var inverseInitiator: AnyObject?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var inverseInitiator: AnyObject?
     /// The related objects before an in-place mutation (`trip.stops.append`),
     /// by ordinal, until the mutation ends.
-    @exclusivity(unchecked) var modifyingModels: [Int: [AnyObject]] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var modifyingModels: [Int: [AnyObject]] = [:]
     /// The row keys of to-one faults: which object to load on first access.
     /// Read and removed through `state.extras?`, so that a state without
     /// extras gets none from a removal.
-    @exclusivity(unchecked) var faultKeys: OrdinalMap<Int64> = OrdinalMap()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var faultKeys: OrdinalMap<Int64> = OrdinalMap()
     /// Objects prefetched for relationship faults, by ordinal: the fault
     /// resolves from them on first access instead of reading the store.
-    @exclusivity(unchecked) var prefetched: OrdinalMap<RelatedObjects> = OrdinalMap()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var prefetched: OrdinalMap<RelatedObjects> = OrdinalMap()
     /// For an object whose faults stay faults (see `StateLink.keepsFaults`),
     /// the row keys each relationship holds, by ordinal, in order: what it
     /// held when its context went, or what it loaded first since.
-    @exclusivity(unchecked) var loadedKeys: OrdinalMap<[Int64]> = OrdinalMap()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var loadedKeys: OrdinalMap<[Int64]> = OrdinalMap()
 }
 
 extension ModelState {

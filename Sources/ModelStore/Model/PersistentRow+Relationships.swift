@@ -8,8 +8,14 @@ final class RowRelationshipReader {
     // in `ModelState`: a reader is confined to its context's isolation
     // domain and no access to these spans a call, and the runtime's check
     // (two calls per access) cost more than the work on them.
-    @exclusivity(unchecked) var faults = PropertyBitSet()
-    @exclusivity(unchecked) var faultKeys: OrdinalMap<Int64> = OrdinalMap()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var faults = PropertyBitSet()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var faultKeys: OrdinalMap<Int64> = OrdinalMap()
     /// The identity-map registry of an entity, by name; nil when the context
     /// has no object of it yet.
     private let registryNamed: (_ destination: String) -> RowRegistry?
@@ -17,19 +23,40 @@ final class RowRelationshipReader {
     /// last registry found is kept with the relationship's ordinal, so that
     /// each row costs an integer comparison (a name comparison copied the
     /// name and the registry, with a retain and release of each).
-    @exclusivity(unchecked) private var lastOrdinal = -1
-    @exclusivity(unchecked) private var lastRegistry: RowRegistry?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var lastOrdinal = -1
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var lastRegistry: RowRegistry?
     /// The last object found, with its key: rows of one fetch often refer
     /// to one object in a run (children ordered by parent), and then the
     /// registry is not probed again. Held strongly while the reader lives
     /// (one fetch), so it stays the row's registered object meanwhile.
-    @exclusivity(unchecked) private var lastKey: Int64 = 0
-    @exclusivity(unchecked) private var lastModel: (any PersistentModel)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var lastKey: Int64 = 0
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var lastModel: (any PersistentModel)?
     /// The object that the rows read next name through relationship
     /// `expectedOrdinal`, when the caller knows it (see `expect`).
-    @exclusivity(unchecked) private var expectedOrdinal = -1
-    @exclusivity(unchecked) private var expectedKey: Int64 = 0
-    @exclusivity(unchecked) private var expectedModel: (any PersistentModel)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var expectedOrdinal = -1
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var expectedKey: Int64 = 0
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var expectedModel: (any PersistentModel)?
     /// Loads the objects of a relationship of the row `holderRowID` now
     /// (for a to-one with a column, `foreignKey` is the related row's key).
     let load:

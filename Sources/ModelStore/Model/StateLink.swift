@@ -24,7 +24,10 @@ final class StateLink {
     #if MODELSTORE_SAFE_REFERENCES
     private(set) weak var owner: (any ModelStateOwner)?
     #else
-    @exclusivity(unchecked) private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private(set) unowned(unsafe) var owner: (any ModelStateOwner)?
     #endif
     /// The entity's table; nil for an object whose type is not in its
     /// context's schema (its save throws).
@@ -37,7 +40,10 @@ final class StateLink {
     /// other, a trip its stops and each stop its trip, would otherwise keep
     /// each other alive, and their context with them). A write keeps its
     /// value, as on any object.
-    @exclusivity(unchecked) private(set) var keepsFaults: Bool
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private(set) var keepsFaults: Bool
     /// The owner when it took over from a context that went: held strongly,
     /// so that it lives while any object of the gone context does.
     private var successor: (any ModelStateOwner)?
@@ -46,7 +52,10 @@ final class StateLink {
     /// which registers its undo. A flag on the link rather than a question
     /// to the owner, so that a context without undo costs a write one load
     /// and one test (see `ModelState.recordsUndo`).
-    @usableFromInline @exclusivity(unchecked) var recordsUndo = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var recordsUndo = false
 
     init(owner: (any ModelStateOwner)?, table: EntityTable?, keepsFaults: Bool = false) {
         self.owner = owner

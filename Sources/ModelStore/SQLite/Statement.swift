@@ -47,7 +47,10 @@ public final class Statement {
     /// True between the first `step()` and the next `reset()`; lets the
     /// connection count executions once, not once per row.
     // Unchecked: read per row, and a statement is confined to its connection.
-    @exclusivity(unchecked) private(set) var isRunning = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private(set) var isRunning = false
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
         var handle: OpaquePointer?
