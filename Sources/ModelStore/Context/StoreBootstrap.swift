@@ -141,7 +141,7 @@ package struct StoreBootstrap {
             }
             return Outcome(identifier: record.identifier, formatVersion: record.formatVersion, foreignObjects: foreignObjects)
         }
-        let differences = schema.differences(from: record.schema)
+        let differences = record.matchesExpected ? [] : schema.differences(from: record.schema)
         let wantsMigration =
             record.formatVersion < Store.formatVersion || configuration.openMigration != nil
             || migrationPlan != nil || !differences.isEmpty
@@ -161,7 +161,7 @@ package struct StoreBootstrap {
         guard differences.isEmpty else {
             throw ModelStoreError.schemaMismatch(path: path, differences: differences)
         }
-        if configuration.allowsSave { refreshValueDescriptions(record.schema) }
+        if configuration.allowsSave && !record.matchesExpected { refreshValueDescriptions(record.schema) }
         return Outcome(identifier: record.identifier, formatVersion: record.formatVersion)
     }
 
@@ -169,7 +169,8 @@ package struct StoreBootstrap {
     /// - Throws: `ModelStoreError.cannotOpen` when the schema cannot be read.
     static func foreignObjects(connection: Connection, record: Record, path: String) throws -> [ForeignSchemaObject] {
         do {
-            return try SchemaAudit(schema: try record.schema.resolvingRelationships()).foreignObjects(in: connection)
+            let resolved = record.matchesExpected ? record.schema : try record.schema.resolvingRelationships()
+            return try SchemaAudit(schema: resolved).foreignObjects(in: connection)
         } catch let error as SQLiteError {
             throw ModelStoreError.cannotOpen(path: path, reason: "its schema cannot be read: \(error.message)")
         }
@@ -208,6 +209,10 @@ package struct StoreBootstrap {
         package let identifier: String
         package let schema: Schema
         package let metadata: [String: SQLiteValue]
+        /// The record's text is the expected schema's canonical record, so
+        /// `schema` is that schema's record: resolved, valid, and without
+        /// differences from it.
+        package var matchesExpected = false
     }
 
     /// Reads the metadata of an existing store; used to open a store with
@@ -235,7 +240,9 @@ package struct StoreBootstrap {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no schema record")
         }
         if let expected, let canonical = try? expected.canonicalRecord(), record.utf8.elementsEqual(canonical.text.utf8) {
-            return Record(formatVersion: Int(format), identifier: identifier, schema: canonical.schema, metadata: metadata)
+            return Record(
+                formatVersion: Int(format), identifier: identifier, schema: canonical.schema, metadata: metadata,
+                matchesExpected: true)
         }
         let stored: Schema
         do {

@@ -11,6 +11,29 @@ extension Schema {
     /// destination) are reported when a container opens the schema, by
     /// `validate()`.
     public init(_ types: [any PersistentModel.Type], version: Version = Version(1, 0, 0)) {
+        let key = BuiltSchemaKey(types: types.map { ObjectIdentifier($0) }, version: version)
+        if let built = Self.builtFromTypes.withLock({ $0[key] }) {
+            self = built
+            return
+        }
+        self.init(building: types, version: version)
+        Self.builtFromTypes.withLock { $0[key] = self }
+    }
+
+    /// The schemas built from model types in this process, by the types in
+    /// the order given and the version: every container an app opens for
+    /// the same models builds its schema once. Correct because a schema
+    /// built from types depends on nothing else: `@Model` generates each
+    /// type's property table as a constant. Bounded by the distinct lists of
+    /// types the app's code names.
+    private static let builtFromTypes = Locked<[BuiltSchemaKey: Schema]>([:])
+
+    private struct BuiltSchemaKey: Hashable {
+        let types: [ObjectIdentifier]
+        let version: Version
+    }
+
+    private init(building types: [any PersistentModel.Type], version: Version) {
         var ordered: [any PersistentModel.Type] = []
         var seen = Set<ObjectIdentifier>()
         var pending = types
