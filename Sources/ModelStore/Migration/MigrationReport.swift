@@ -78,8 +78,36 @@ public struct MigrationStatus: Sendable, Hashable, Codable {
     public let schemaFingerprint: String
     /// Every recorded migration, oldest first.
     public let applied: [AppliedMigration]
-    /// Scripts of the folder not yet applied, in order.
+    /// Scripts of the folder not yet applied, in order (empty without a
+    /// scripts folder: see `hasScriptsFolder`).
     public let pending: [MigrationScriptInfo]
+    /// Applied scripts whose file changed since (its SHA-256 is not the
+    /// recorded one), in order: applying refuses while any is listed.
+    public let changed: [ChangedMigrationScript]
+    /// True when the status was made against a scripts folder; false when
+    /// none was given, and then which scripts are pending is unknown (the
+    /// history alone cannot say), not none.
+    public let hasScriptsFolder: Bool
+}
+
+/// An applied migration script whose file no longer has the checksum the
+/// history recorded for it.
+public struct ChangedMigrationScript: Sendable, Hashable, Codable {
+    /// The script's version: "0002".
+    public let version: String
+    /// The file name: "0002_packing_notes.sql".
+    public let fileName: String
+    /// The SHA-256 the history recorded when the script was applied.
+    public let recordedChecksum: String
+    /// The SHA-256 of the file as it is now.
+    public let checksum: String
+
+    package init(version: String, fileName: String, recordedChecksum: String, checksum: String) {
+        self.version = version
+        self.fileName = fileName
+        self.recordedChecksum = recordedChecksum
+        self.checksum = checksum
+    }
 }
 
 /// What applying would do, without doing it.

@@ -44,19 +44,21 @@ public final class StoreMigrator {
         _ = try StoreMetadata.read(try connect(.readOnly), path: path)
     }
 
-    /// The store's format and schema, every recorded migration, and the
-    /// scripts not yet applied. Reads only.
+    /// The store's format and schema, every recorded migration, the
+    /// scripts not yet applied, and the applied scripts whose file changed
+    /// since (which `apply(to:)` refuses; the status shows them). Reads only.
     /// - Throws: `ModelStoreError` for an unreadable store or scripts folder,
-    ///   `.scriptChecksumMismatch` naming an applied script that changed.
+    ///   `.invalidMigrationScript` for a pending script that cannot be read.
     public func status() throws -> MigrationStatus {
         let connection = try connect(.readOnly)
         let metadata = try StoreMetadata.read(connection, path: path)
         let applied = try MigrationHistory.read(connection)
-        let pending = try scripts?.pending(applied: applied) ?? []
+        let scripts = try scripts?.pending(applied: applied)
         return MigrationStatus(
             formatVersion: metadata.format, supportedFormatVersion: StoreFormat.current,
             schemaVersion: metadata.schema.version.description, schemaFingerprint: metadata.schema.fingerprint,
-            applied: applied, pending: pending)
+            applied: applied, pending: scripts?.pending ?? [], changed: scripts?.changed ?? [],
+            hasScriptsFolder: self.scripts != nil)
     }
 
     /// What `apply(to:)` would do: every step with its SQL, the tables each
@@ -152,7 +154,7 @@ public final class StoreMigrator {
             var schema = metadata.schema
             let built = try scripts.transactions(
                 applied: try MigrationHistory.read(connection), through: version, from: &schema,
-                oneTransaction: options.runsScriptsInOneTransaction)
+                oneTransaction: options.runsScriptsInOneTransaction, allowsDataLoss: options.allowsDataLoss)
             applied = built.scripts
             transactions += built.transactions
         }
