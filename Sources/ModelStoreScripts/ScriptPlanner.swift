@@ -3,9 +3,10 @@ import ModelStore
 
 /// Turns a script's operations into migration steps. Model operations are
 /// applied to a working copy of the schema and gathered into one schema
-/// change (one rebuild per table); an SQL block, a type change and a
-/// backfill first run what was gathered, so that they see the tables as the
-/// script's earlier lines left them.
+/// change (one rebuild per table). An SQL block first runs what was
+/// gathered, so that it sees the tables as the script's earlier lines left
+/// them; so does a type change or a backfill whose expression would
+/// otherwise read the table as it was before those lines (`canJoinBatch`).
 struct ScriptPlanner {
     /// The schema the store holds once the steps so far have run.
     private(set) var current: Schema
@@ -52,7 +53,7 @@ struct ScriptPlanner {
                 })
             return
         case .changeType(let entity, let attribute, let kind, let isOptional, let using):
-            try flush()
+            if !canJoinBatch(entity, attribute, expressionReadsRow: using != nil) { try flush() }
             try modify(entity, attribute) {
                 $0.kind = kind
                 $0.representation = .primitive
@@ -61,10 +62,9 @@ struct ScriptPlanner {
             }
             overrides[entity, default: [:]][attribute] = .expression(using ?? quoteIdentifier(attribute))
             gathered.append(operation.summary)
-            try flush()
             return
         case .makeRequired(let entity, let attribute, let backfill, let backfillSQL):
-            try flush()
+            if !canJoinBatch(entity, attribute, expressionReadsRow: backfillSQL != nil) { try flush() }
             var kind = ValueKind.string
             try modify(entity, attribute) {
                 $0.isOptional = false
@@ -83,7 +83,6 @@ struct ScriptPlanner {
                     "coalesce(\(quoteIdentifier(attribute)), (\(backfillSQL)))")
             }
             gathered.append(operation.summary)
-            try flush()
             return
         default:
             try applyModel(operation)
@@ -217,6 +216,21 @@ struct ScriptPlanner {
         renames = SchemaMapping.Renames()
         overrides = [:]
         gathered = []
+    }
+
+    /// Whether a `changeType` or `makeRequired` of `entity.attribute` can
+    /// share the rebuild of the operations gathered so far. Its values come
+    /// from an expression that the rebuild evaluates over the table as it
+    /// was before the batch, while the script means the table as the lines
+    /// before it left it; the two agree only when the batch has not yet
+    /// changed the attribute, nor (for an expression over the row, `using:`
+    /// or `backfillSQL:`) anything else of the entity.
+    private func canJoinBatch(_ entity: String, _ attribute: String, expressionReadsRow: Bool) -> Bool {
+        guard !gathered.isEmpty else { return true }
+        guard let before = current.entity(named: entity), let now = working.entity(named: entity) else { return false }
+        if expressionReadsRow { return before == now }
+        return before.attribute(named: attribute) != nil && before.attribute(named: attribute) == now.attribute(named: attribute)
+            && overrides[entity]?[attribute] == nil
     }
 
     /// How a script's drop that would lose values is allowed.

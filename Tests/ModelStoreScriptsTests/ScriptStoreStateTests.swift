@@ -162,6 +162,53 @@ struct ScriptStoreStateTests {
         #expect(try context.fetch(FetchDescriptor<ExampleRated.Trip>()).map(\.rating) == [3, 3, 3])
         #expect(try StoreFile(url: url).rows("SELECT count(*) FROM _modelstore_migrations") == before, "no migration ran")
     }
+
+    @Test("Several operations on one table in one script rebuild it once, makeRequired and changeType included")
+    func oneRebuildPerTable() throws {
+        let url = try makeExampleV1Store()
+        let folder = try TemporaryDirectory().url
+        try """
+            steps:
+              - addAttribute: Trip.rating
+                type: int
+                default: 3
+              - makeRequired: Trip.notes
+                backfill: "none yet"
+              - changeType: Trip.startDate
+                to: double
+              - removeAttribute: Trip.budget
+            """.write(to: folder.appending(path: "0001_trip_changes.yaml"), atomically: true, encoding: .utf8)
+        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot())
+        let rebuilds = try migrator.plan().steps.flatMap(\.rebuiltTables).map(\.table)
+        #expect(rebuilds == ["Trip"])
+        try migrator.apply()
+        #expect(try StoreFile(url: url).rows("SELECT name, notes, rating, typeof(startDate) FROM Trip ORDER BY _pk") == [
+            [.text("Lisbon"), .text("none yet"), .integer(3), .text("real")],
+            [.text("Reykjavik"), .text("none yet"), .integer(3), .text("real")],
+            [.text("Kyoto"), .text("ryokan"), .integer(3), .text("real")],
+        ])
+        #expect(try StoreFile(url: url).storedSchema().entity(named: "Trip")?.attribute(named: "startDate")?.kind == .double)
+    }
+
+    @Test("An expression over the row after other changes to its table sees them: a second rebuild")
+    func expressionAfterChangesSeesThem() throws {
+        let url = try makeExampleV1Store()
+        let folder = try TemporaryDirectory().url
+        try """
+            steps:
+              - renameAttribute: Trip.notes
+                to: remarks
+              - makeRequired: Trip.destination
+                backfillSQL: "remarks"
+              - changeType: Trip.name
+                to: string
+                using: "name || ' (' || coalesce(remarks, '-') || ')'"
+            """.write(to: folder.appending(path: "0001_expressions.yaml"), atomically: true, encoding: .utf8)
+        try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot()).apply()
+        #expect(try StoreFile(url: url).rows("SELECT name FROM Trip ORDER BY _pk") == [
+            [.text("Lisbon (-)")], [.text("Reykjavik (-)")], [.text("Kyoto (ryokan)")],
+        ])
+    }
 }
 
 /// The example's version 1.0 models with the attribute that a script adds,
