@@ -134,7 +134,7 @@ struct ScriptFolder: MigrationScripts {
                 .init(
                     version: script.info.version, name: script.info.fileName, kind: "script", checksum: script.info.checksum,
                     fingerprintBefore: schema.fingerprint, fingerprintAfter: schema.fingerprint, appliedAt: Date(),
-                    duration: 0, snapshotPath: nil),
+                    duration: 0, snapshotPath: nil, isBaseline: true),
                 connection)
         }
     }

@@ -163,6 +163,48 @@ struct ScriptStoreStateTests {
         #expect(try StoreFile(url: url).rows("SELECT count(*) FROM _modelstore_migrations") == before, "no migration ran")
     }
 
+    @Test("The history tells a baselined script from one that ran")
+    func baselineRecordedAsBaseline() throws {
+        let url = try makeExampleV1Store()
+        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: repositoryMigrations, options: noSnapshot())
+        try migrator.baseline(through: "0001")
+        try migrator.apply()
+        let scripts = try migrator.status().applied.filter { $0.kind == "script" }
+        #expect(scripts.map(\.version) == ["0001", "0002"])
+        #expect(scripts.map(\.isBaseline) == [true, false])
+        #expect(try StoreFile(url: url).rows("SELECT version, baseline FROM _modelstore_migrations ORDER BY id") == [
+            [.text("0001"), .integer(1)], [.text("0002"), .integer(0)],
+        ])
+    }
+
+    @Test("A format 3 store: its history reads as it is, a baseline upgrades it first, recorded checksums still verify")
+    func formatThreeStore() throws {
+        let url = try makeExampleV1Store()
+        let folder = try copyOfMigrations()
+        try FileManager.default.removeItem(at: folder.appending(path: "0002_packing_notes.sql"))
+        try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot()).apply()
+        try FileManager.default.copyItem(
+            at: repositoryMigrations.appending(path: "0002_packing_notes.sql"), to: folder.appending(path: "0002_packing_notes.sql"))
+        let file = StoreFile(url: url)
+        // Back to format 3, as the previous ModelStore wrote it.
+        try file.execute(
+            """
+            ALTER TABLE "_modelstore_migrations" DROP COLUMN "baseline";
+            UPDATE "_modelstore_metadata" SET "value" = 3 WHERE "key" = 'formatVersion';
+            """)
+        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot())
+        let status = try migrator.status()
+        #expect(status.formatVersion == 3)
+        #expect(status.applied.map(\.isBaseline) == [false] && status.changed.isEmpty && status.pending.count == 1)
+
+        try migrator.baseline()
+        #expect(try file.metadata("formatVersion") == .integer(Int64(StoreFormat.current)))
+        let after = try migrator.status()
+        #expect(after.changed.isEmpty && after.pending.isEmpty)
+        #expect(after.applied.map(\.kind) == ["script", "format", "script"])
+        #expect(after.applied.map(\.isBaseline) == [false, false, true])
+    }
+
     @Test("Several operations on one table in one script rebuild it once, makeRequired and changeType included")
     func oneRebuildPerTable() throws {
         let url = try makeExampleV1Store()

@@ -94,4 +94,21 @@ struct MigrateStoreStateTests {
         let rating = try fixture.run("list", fixture.path, "Trip", "--where", "name == \"Porto\"", "--fields", "rating", "--format", "csv")
         #expect(rating.stdout.contains("3"))
     }
+
+    @Test("a baselined script shows as a baseline in --status and info, an applied one as a script")
+    func baselineShown() throws {
+        let fixture = try Fixture()
+        let folder = try scripts(fixture, "0001_nights.sql", "UPDATE \"Trip\" SET \"nights\" = 4;")
+        try "UPDATE \"Trip\" SET \"nights\" = 5;".write(
+            to: URL(filePath: folder).appending(path: "0002_more_nights.sql"), atomically: true, encoding: .utf8)
+        #expect(try fixture.run("migrate", fixture.path, "--scripts", folder, "--baseline", "--to", "0001").status == 0)
+        let info = try fixture.run("info", fixture.path, "--scripts", folder, "--format", "table")
+        #expect(info.stdout.contains("Last migration:  0001 0001_nights.sql (script, baseline: not run) at "))
+        #expect(try fixture.run("migrate", fixture.path, "--scripts", folder, "--no-snapshot").status == 0)
+        let status = try fixture.run("migrate", fixture.path, "--status", "--scripts", folder)
+        #expect(status.stdout.contains("0001 0001_nights.sql  [script, baseline: not run]"))
+        #expect(status.stdout.contains("0002 0002_more_nights.sql  [script]"))
+        let json = try fixture.run("migrate", fixture.path, "--status", "--format", "json")
+        #expect(json.stdout.contains("\"isBaseline\" : true") && json.stdout.contains("\"isBaseline\" : false"))
+    }
 }

@@ -64,6 +64,11 @@ public struct AppliedMigration: Sendable, Hashable, Codable {
     public let duration: Double
     /// The snapshot taken before it, if any.
     public let snapshotPath: String?
+    /// True for a script recorded as applied without running it (a
+    /// baseline: the store already had its changes; see
+    /// `StoreMigrator.baseline(through:)`); false for one that ran, and for
+    /// every row of a store before format 4, which did not tell them apart.
+    public let isBaseline: Bool
 }
 
 /// Where a store stands against a scripts folder.

@@ -116,17 +116,20 @@ public final class StoreMigrator {
     }
 
     /// Records the scripts up to `version` (all when nil) as applied without
-    /// running them (ModelStoreScripts' `baseline(through:)`). Writes only
-    /// history rows; does nothing without scripts.
+    /// running them (ModelStoreScripts' `baseline(through:)`), marked as
+    /// baselines in the history. A store of an older format first gets the
+    /// format's upgrades (with a snapshot, as `apply` does: the history of
+    /// format 4 tells baselines apart); then only history rows are written.
+    /// Does nothing without scripts.
     /// - Throws: `ModelStoreError.invalidMigrationScript`, `.migrationFailed`
-    ///   for a store whose format has no history yet, `.cannotOpen`.
+    ///   (the format upgrade's), `.cannotOpen`.
     package func recordBaseline(through version: String?) throws {
         guard let scripts else { return }
+        if try StoreMetadata.read(try connect(.readOnly), path: path).format < StoreFormat.current {
+            _ = try StoreMigrator(storeAt: storeURL, scripts: nil, options: options).run(to: nil, displayPath: path)
+        }
         let connection = try connect(.readWrite)
         let metadata = try StoreMetadata.read(connection, path: path)
-        guard metadata.format >= 2 else {
-            throw ModelStoreError.migrationFailed(path: path, step: "baseline", reason: "apply the store format upgrade first")
-        }
         try connection.transaction {
             try scripts.recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
         }

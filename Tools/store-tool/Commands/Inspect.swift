@@ -31,7 +31,7 @@ struct Info: ParsableCommand {
                 storeAt: URL(filePath: options.store), scriptsFolder: scripts.map { URL(filePath: $0) }
             ).status()
             let lastMigration = migration.applied.last.map { applied in
-                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(applied.kind)) at "
+                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(Migrate.kindText(applied))) at "
                     + ISO8601DateFormatter().string(from: applied.appliedAt)
             } ?? "none recorded"
             let pending =

@@ -102,7 +102,7 @@ struct Migrate: ParsableCommand {
         let dates = ISO8601DateFormatter()
         for migration in status.applied {
             let version = migration.version.map { "\($0) " } ?? ""
-            var line = "  \(version)\(migration.name)  [\(migration.kind)]  \(dates.string(from: migration.appliedAt))"
+            var line = "  \(version)\(migration.name)  [\(Self.kindText(migration))]  \(dates.string(from: migration.appliedAt))"
             if migration.kind == "script", let changed = status.changed.first(where: { $0.version == migration.version }) {
                 line += "  " + Self.changedText(changed)
             }
@@ -118,6 +118,12 @@ struct Migrate: ParsableCommand {
         if !status.changed.isEmpty {
             print("Applying refuses while an applied script is changed: restore it and put the change in a new script.")
         }
+    }
+
+    /// A recorded migration's kind, with "baseline" for a script recorded
+    /// without running.
+    static func kindText(_ migration: AppliedMigration) -> String {
+        migration.isBaseline ? "\(migration.kind), baseline: not run" : migration.kind
     }
 
     /// What `--status` and `info` say of pending scripts without a folder.
