@@ -124,9 +124,11 @@ struct ScriptPlanner {
                 working.entities[index].relationship(named: attribute.name) == nil
             else {
                 let storedEntity = stored.entity(named: entity)
-                let inStore = storedEntity?.attribute(named: attribute.name) != nil || storedEntity?.relationship(named: attribute.name) != nil
-                throw existing(
-                    inStore, "\(entity).\(attribute.name) (column \(quoteIdentifier(attribute.name)) of table \(quoteIdentifier(entity)))")
+                let inStore =
+                    storedEntity?.attribute(named: attribute.name) != nil
+                    || storedEntity?.relationship(named: attribute.name) != nil
+                let column = "column \(quoteIdentifier(attribute.name)) of table \(quoteIdentifier(entity))"
+                throw existing(inStore, "\(entity).\(attribute.name) (\(column))")
             }
             working.entities[index].attributes.append(attribute)
             if let fill { overrides[entity, default: [:]][attribute.name] = .value(fill) }
@@ -241,7 +243,9 @@ struct ScriptPlanner {
     /// app's own code made the change, and the script wants a baseline),
     /// otherwise the script added it twice.
     private func existing(_ inStore: Bool, _ what: String) -> any Error {
-        inStore ? ScriptChangeInStore(what: what) : ModelStoreError.invalidSchema(reason: "\(what) exists already: an earlier step of this script added it")
+        inStore
+            ? ScriptChangeInStore(what: what)
+            : ModelStoreError.invalidSchema(reason: "\(what) exists already: an earlier step of this script added it")
     }
 
     private func entityIndex(_ name: String) throws -> Int {
