@@ -58,8 +58,10 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
     /// A migration step failed; the store is exactly as it was before the
     /// migration began. `step` names the stage, script or table operation.
     case migrationFailed(path: String, step: String, reason: String)
-    /// An inferred migration would lose data. Each change names itself and
-    /// says how to allow it (a custom stage, a script, or `allowsDataLoss`).
+    /// An inferred migration, or a script's removal of an attribute or
+    /// entity that holds values, would lose data. Each change names itself
+    /// (and the script) and says how to allow it (a custom stage, a script,
+    /// or `allowsDataLoss`, which a script's own drops need).
     case destructiveMigration(path: String, changes: [String])
     /// A unique constraint cannot be added: these rows (by key) share values.
     case duplicateValues(entity: String, attributes: [String], rows: [[Int64]], path: String)
@@ -141,7 +143,7 @@ public enum ModelStoreError: Error, CustomStringConvertible, Sendable, Equatable
             return "migration of \(path) failed at step \(step); the store is as it was before the migration: \(reason)"
         case .destructiveMigration(let path, let changes):
             let list = changes.map { "  - \($0)" }.joined(separator: "\n")
-            return "the migration of \(path) would lose data, so it was not inferred; nothing was changed:\n\(list)"
+            return "the migration of \(path) would lose data, so it was not done; nothing was changed:\n\(list)"
         case .duplicateValues(let entity, let attributes, let rows, let path):
             let groups = rows.prefix(5).map { "rows " + $0.map(String.init).joined(separator: ", ") }
             return "cannot make \(entity).(\(attributes.joined(separator: ", "))) unique in \(path): "

@@ -65,11 +65,15 @@ struct ScriptFolder: MigrationScripts {
     }
 
     /// The pending scripts, each read so that one that cannot run is
-    /// reported now rather than when it is applied.
-    package func pending(applied: [AppliedMigration]) throws -> [MigrationScriptInfo] {
-        let scripts = try pendingScripts(applied: applied)
+    /// reported now rather than when it is applied, and the applied
+    /// scripts whose file changed since (reported, not thrown: a status
+    /// shows them; only applying refuses).
+    package func pending(applied: [AppliedMigration]) throws -> (
+        pending: [MigrationScriptInfo], changed: [ChangedMigrationScript]
+    ) {
+        let (scripts, changed) = try classify(applied: applied)
         for script in scripts { _ = try script.operations() }
-        return scripts.map(\.info)
+        return (scripts.map(\.info), changed)
     }
 
     /// The scripts not yet applied, after checking that the applied ones
@@ -77,19 +81,36 @@ struct ScriptFolder: MigrationScripts {
     /// - Throws: `ModelStoreError.scriptChecksumMismatch` naming the file;
     ///   `.invalidMigrationScript` for a new script older than an applied one.
     func pendingScripts(applied: [AppliedMigration]) throws -> [FoundScript] {
+        let (pending, changed) = try classify(applied: applied)
+        if let first = changed.first {
+            throw ModelStoreError.scriptChecksumMismatch(
+                script: url.appending(path: first.fileName).path(percentEncoded: false), recorded: first.recordedChecksum,
+                found: first.checksum)
+        }
+        return pending
+    }
+
+    /// The scripts not yet applied, and the applied ones whose file no
+    /// longer has the recorded checksum, in version order.
+    /// - Throws: `ModelStoreError.invalidMigrationScript` for a new script
+    ///   older than an applied one, or for the folder (see `scripts()`).
+    private func classify(applied: [AppliedMigration]) throws -> (pending: [FoundScript], changed: [ChangedMigrationScript]) {
         let scripts = try scripts()
         var appliedVersions: [Int: AppliedMigration] = [:]
         for entry in applied where entry.kind == "script" {
             if let version = entry.version.flatMap({ Int($0) }) { appliedVersions[version] = entry }
         }
         let newest = appliedVersions.keys.max() ?? Int.min
-        var result: [FoundScript] = []
+        var pending: [FoundScript] = []
+        var changed: [ChangedMigrationScript] = []
         for script in scripts {
             let version = Int(script.info.version) ?? 0
             if let entry = appliedVersions[version] {
                 if entry.checksum != script.info.checksum {
-                    throw ModelStoreError.scriptChecksumMismatch(
-                        script: script.path, recorded: entry.checksum ?? "none", found: script.info.checksum)
+                    changed.append(
+                        ChangedMigrationScript(
+                            version: script.info.version, fileName: script.info.fileName,
+                            recordedChecksum: entry.checksum ?? "none", checksum: script.info.checksum))
                 }
                 continue
             }
@@ -98,9 +119,9 @@ struct ScriptFolder: MigrationScripts {
                     script: script.path,
                     reason: "it is not applied, but a script with a higher version is; give it a version above \(newest)")
             }
-            result.append(script)
+            pending.append(script)
         }
-        return result
+        return (pending, changed)
     }
 
     package func recordBaseline(_ schema: Schema, _ connection: Connection, through version: Int?) throws {
@@ -113,13 +134,14 @@ struct ScriptFolder: MigrationScripts {
                 .init(
                     version: script.info.version, name: script.info.fileName, kind: "script", checksum: script.info.checksum,
                     fingerprintBefore: schema.fingerprint, fingerprintAfter: schema.fingerprint, appliedAt: Date(),
-                    duration: 0, snapshotPath: nil),
+                    duration: 0, snapshotPath: nil, isBaseline: true),
                 connection)
         }
     }
 
     package func transactions(
-        applied: [AppliedMigration], through version: String?, from schema: inout Schema, oneTransaction: Bool
+        applied: [AppliedMigration], through version: String?, from schema: inout Schema, oneTransaction: Bool,
+        allowsDataLoss: Bool
     ) throws -> (scripts: [MigrationScriptInfo], transactions: [MigrationTransaction]) {
         var scripts = try pendingScripts(applied: applied)
         if let version {
@@ -128,26 +150,34 @@ struct ScriptFolder: MigrationScripts {
             }
             scripts = scripts.filter { (Int($0.info.version) ?? 0) <= limit }
         }
-        return (scripts.map(\.info), try Self.transactions(scripts, from: &schema, oneTransaction: oneTransaction))
+        return (
+            scripts.map(\.info),
+            try Self.transactions(scripts, from: &schema, oneTransaction: oneTransaction, allowsDataLoss: allowsDataLoss)
+        )
     }
 
     /// The transactions that apply `scripts` to a store holding `schema`
     /// (one per script, or one for all), each ending with the schema record
     /// and a history row per script. `schema` becomes the schema after them.
+    /// Drops that lose values are refused when they run unless `allowsDataLoss`.
     /// - Throws: `ModelStoreError.invalidMigrationScript` for a script that
-    ///   cannot be read or an operation that does not fit the schema.
+    ///   cannot be read or an operation that does not fit the schema (one
+    ///   that adds what the store has already says how to baseline it).
     static func transactions(
-        _ scripts: [FoundScript], from schema: inout Schema, oneTransaction: Bool
+        _ scripts: [FoundScript], from schema: inout Schema, oneTransaction: Bool, allowsDataLoss: Bool
     ) throws -> [MigrationTransaction] {
         var transactions: [MigrationTransaction] = []
         for script in scripts {
             let before = schema
-            var planner = ScriptPlanner(current: schema, file: script.info.fileName)
+            var planner = ScriptPlanner(current: schema, file: script.info.fileName, allowsDataLoss: allowsDataLoss)
             for operation in try script.operations() {
                 do {
                     try planner.apply(operation)
                 } catch let error as ModelStoreError {
                     throw ModelStoreError.invalidMigrationScript(script: script.path, reason: "\(operation.summary): \(error.description)")
+                } catch let error as ScriptChangeInStore {
+                    throw ModelStoreError.invalidMigrationScript(
+                        script: script.path, reason: Self.baselineAdvice(operation, error, version: script.info.version))
                 }
             }
             do {
@@ -181,5 +211,15 @@ struct ScriptFolder: MigrationScripts {
             }
         }
         return transactions
+    }
+
+    /// Why a script that adds what the store has cannot run, and what to do:
+    /// the store's app code made the change, so the script is to be recorded
+    /// as applied without running it.
+    static func baselineAdvice(_ operation: ScriptOperation, _ error: ScriptChangeInStore, version: String) -> String {
+        "\(operation.summary): the store already has \(error.what), so the change this script makes is there already "
+            + "(the app's own code made it). Record the script as applied without running it: "
+            + "store-tool migrate STORE --scripts DIR --baseline --to \(version) (StoreMigrator.baseline(through: \"\(version)\")); "
+            + "a baseline records scripts up to that version as applied, for a store that already has their changes"
     }
 }

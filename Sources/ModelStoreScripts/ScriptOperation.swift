@@ -200,12 +200,16 @@ enum ScriptReader {
             unique = value == "true"
         }
         var fill: SQLiteValue?
+        var recordedDefault: String?
         if case .scalar(let value, let defaultLine)? = fields["default"] {
             fill = try columnValue(value, kind: kind, line: defaultLine)
+            recordedDefault = try defaultText(value, kind: kind, line: defaultLine)
         }
+        // The default goes into the schema record too, so that store-tool's
+        // insert gives it to a new object as the app's declaration would.
         let attribute = Schema.Attribute(
             name: name, kind: kind, swiftType: kind.swiftTypeName + (optional ? "?" : ""), isOptional: optional,
-            options: unique ? [.unique] : [])
+            options: unique ? [.unique] : [], defaultValue: recordedDefault)
         return (attribute, fill)
     }
 
@@ -218,6 +222,18 @@ enum ScriptReader {
                 message: "unknown type \(name); expected one of \(ValueKind.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         return (kind, optional)
+    }
+
+    /// A default written in a script in the schema record's text form
+    /// (`Schema.Attribute.defaultValue`): as written, except a date given
+    /// as seconds since 1970, which becomes ISO 8601.
+    static func defaultText(_ text: String, kind: ValueKind, line: Int) throws -> String {
+        if kind == .date, let seconds = Double(text) { return ValueText.formatISO8601(Date(timeIntervalSince1970: seconds)) }
+        do {
+            return ValueText.format(try ValueText.parse(text, as: kind))
+        } catch {
+            throw ScriptSyntaxError(line: line, message: "\(text) is not a \(kind.rawValue) value: \(error.reason)")
+        }
     }
 
     /// A default written in a script, as the column value of `kind`.

@@ -3,23 +3,31 @@ import ModelStore
 
 /// Turns a script's operations into migration steps. Model operations are
 /// applied to a working copy of the schema and gathered into one schema
-/// change (one rebuild per table); an SQL block, a type change and a
-/// backfill first run what was gathered, so that they see the tables as the
-/// script's earlier lines left them.
+/// change (one rebuild per table). An SQL block first runs what was
+/// gathered, so that it sees the tables as the script's earlier lines left
+/// them; so does a type change or a backfill whose expression would
+/// otherwise read the table as it was before those lines (`canJoinBatch`).
 struct ScriptPlanner {
     /// The schema the store holds once the steps so far have run.
     private(set) var current: Schema
     let file: String
+    /// The schema the store held before the script: what an operation
+    /// that adds something finds there was not added by the script itself.
+    private let stored: Schema
+    /// Whether drops that lose values are allowed (`MigrationOptions.allowsDataLoss`).
+    private let allowsDataLoss: Bool
     private(set) var steps: [MigrationStep] = []
     private var working: Schema
     private var renames = SchemaMapping.Renames()
     private var overrides: [String: [String: ColumnSource]] = [:]
     private var gathered: [String] = []
 
-    init(current: Schema, file: String) {
+    init(current: Schema, file: String, allowsDataLoss: Bool) {
         self.current = current
         self.working = current
+        self.stored = current
         self.file = file
+        self.allowsDataLoss = allowsDataLoss
     }
 
     /// - Throws: `ModelStoreError.invalidSchema` (or `.invalidMigrationScript`)
@@ -45,7 +53,7 @@ struct ScriptPlanner {
                 })
             return
         case .changeType(let entity, let attribute, let kind, let isOptional, let using):
-            try flush()
+            if !canJoinBatch(entity, attribute, expressionReadsRow: using != nil) { try flush() }
             try modify(entity, attribute) {
                 $0.kind = kind
                 $0.representation = .primitive
@@ -54,10 +62,9 @@ struct ScriptPlanner {
             }
             overrides[entity, default: [:]][attribute] = .expression(using ?? quoteIdentifier(attribute))
             gathered.append(operation.summary)
-            try flush()
             return
         case .makeRequired(let entity, let attribute, let backfill, let backfillSQL):
-            try flush()
+            if !canJoinBatch(entity, attribute, expressionReadsRow: backfillSQL != nil) { try flush() }
             var kind = ValueKind.string
             try modify(entity, attribute) {
                 $0.isOptional = false
@@ -76,7 +83,6 @@ struct ScriptPlanner {
                     "coalesce(\(quoteIdentifier(attribute)), (\(backfillSQL)))")
             }
             gathered.append(operation.summary)
-            try flush()
             return
         default:
             try applyModel(operation)
@@ -87,7 +93,9 @@ struct ScriptPlanner {
     private mutating func applyModel(_ operation: ScriptOperation) throws {
         switch operation {
         case .addEntity(let name, let attributes, _):
-            guard working.entity(named: name) == nil else { throw ModelStoreError.invalidSchema(reason: "entity \(name) exists already") }
+            guard working.entity(named: name) == nil else {
+                throw existing(stored.entity(named: name) != nil, "entity \(name) (table \(quoteIdentifier(name)))")
+            }
             working.entities.append(Schema.Entity(name: name, attributes: attributes))
         case .removeEntity(let name):
             let index = try entityIndex(name)
@@ -95,7 +103,7 @@ struct ScriptPlanner {
         case .renameEntity(let name, let newName):
             let index = try entityIndex(name)
             guard working.entity(named: newName) == nil else {
-                throw ModelStoreError.invalidSchema(reason: "entity \(newName) exists already")
+                throw existing(stored.entity(named: newName) != nil, "entity \(newName) (table \(quoteIdentifier(newName)))")
             }
             working.entities[index].name = newName
             if current.entity(named: name) != nil || renames.entities[name] != nil {
@@ -115,7 +123,12 @@ struct ScriptPlanner {
             guard working.entities[index].attribute(named: attribute.name) == nil,
                 working.entities[index].relationship(named: attribute.name) == nil
             else {
-                throw ModelStoreError.invalidSchema(reason: "\(entity).\(attribute.name) exists already")
+                let storedEntity = stored.entity(named: entity)
+                let inStore =
+                    storedEntity?.attribute(named: attribute.name) != nil
+                    || storedEntity?.relationship(named: attribute.name) != nil
+                let column = "column \(quoteIdentifier(attribute.name)) of table \(quoteIdentifier(entity))"
+                throw existing(inStore, "\(entity).\(attribute.name) (\(column))")
             }
             working.entities[index].attributes.append(attribute)
             if let fill { overrides[entity, default: [:]][attribute.name] = .value(fill) }
@@ -162,6 +175,11 @@ struct ScriptPlanner {
         case .addIndex(let entity, let names):
             let index = try entityIndex(entity)
             try requireAttributes(names, of: index)
+            guard !working.entities[index].indexes.contains(names) else {
+                throw existing(
+                    stored.entity(named: entity)?.indexes.contains(names) == true,
+                    "an index on \(entity)(\(names.joined(separator: ", ")))")
+            }
             working.entities[index].indexes.append(names)
         case .removeIndex(let entity, let names):
             let index = try entityIndex(entity)
@@ -180,13 +198,54 @@ struct ScriptPlanner {
         guard !gathered.isEmpty else { return }
         try working.validate()
         let resolved = try working.resolvingRelationships()
-        let change = SchemaChange(old: current, new: resolved, renames: renames, overrides: overrides, allowsDataLoss: true)
-        steps.append(.schemaChange(change, name: "\(file): \(gathered.joined(separator: ", "))"))
+        var change = SchemaChange(
+            old: current, new: resolved, renames: renames, overrides: overrides, allowsDataLoss: allowsDataLoss)
+        change.dataLossHint = Self.dataLossHint
+        let name = "\(file): \(gathered.joined(separator: ", "))"
+        let step = MigrationStep.schemaChange(change, name: name)
+        // A refusal names the script and its operations, not only the
+        // attribute: the schema change does not know it comes from a script.
+        steps.append(
+            MigrationStep(name: name) { context in
+                do {
+                    try step.run(context)
+                } catch ModelStoreError.destructiveMigration(let path, let changes) {
+                    throw ModelStoreError.destructiveMigration(path: path, changes: changes.map { "\(name): \($0)" })
+                }
+            })
         current = resolved
         working = resolved
         renames = SchemaMapping.Renames()
         overrides = [:]
         gathered = []
+    }
+
+    /// Whether a `changeType` or `makeRequired` of `entity.attribute` can
+    /// share the rebuild of the operations gathered so far. Its values come
+    /// from an expression that the rebuild evaluates over the table as it
+    /// was before the batch, while the script means the table as the lines
+    /// before it left it; the two agree only when the batch has not yet
+    /// changed the attribute, nor (for an expression over the row, `using:`
+    /// or `backfillSQL:`) anything else of the entity.
+    private func canJoinBatch(_ entity: String, _ attribute: String, expressionReadsRow: Bool) -> Bool {
+        guard !gathered.isEmpty else { return true }
+        guard let before = current.entity(named: entity), let now = working.entity(named: entity) else { return false }
+        if expressionReadsRow { return before == now }
+        return before.attribute(named: attribute) != nil && before.attribute(named: attribute) == now.attribute(named: attribute)
+            && overrides[entity]?[attribute] == nil
+    }
+
+    /// How a script's drop that would lose values is allowed.
+    static let dataLossHint = "allow the loss with store-tool migrate --allow-data-loss (MigrationOptions.allowsDataLoss)"
+
+    /// The error for an operation that adds `what`, which exists already:
+    /// `ScriptChangeInStore` when the store had it before the script (the
+    /// app's own code made the change, and the script wants a baseline),
+    /// otherwise the script added it twice.
+    private func existing(_ inStore: Bool, _ what: String) -> any Error {
+        inStore
+            ? ScriptChangeInStore(what: what)
+            : ModelStoreError.invalidSchema(reason: "\(what) exists already: an earlier step of this script added it")
     }
 
     private func entityIndex(_ name: String) throws -> Int {
@@ -209,4 +268,12 @@ struct ScriptPlanner {
         }
         change(&working.entities[index].attributes[position])
     }
+}
+
+/// An operation of a script adds what the store has already, before the
+/// script ran: the store's own (app) code made the script's change, so the
+/// script is to be recorded as a baseline rather than run.
+struct ScriptChangeInStore: Error {
+    /// What exists, with its table or column: `Stop.note (column "note" of table "Stop")`.
+    let what: String
 }

@@ -22,11 +22,13 @@ extension StoreMigrator {
     public var scriptsFolder: URL? { (scripts as? ScriptFolder)?.url }
 
     /// Records the folder's scripts up to `version` (all when nil) as
-    /// applied without running them: for a store created by app code that
-    /// already has what they do. Writes only history rows.
+    /// applied without running them, marked as baselines in the history
+    /// (`AppliedMigration.isBaseline`): for a store created by app code that
+    /// already has what they do. A store of an older format gets its format
+    /// upgrades first; then only history rows are written.
     /// - Throws: `ModelStoreError.invalidMigrationScript` (a script that
-    ///   cannot be read is not recorded), `.migrationFailed` for a store
-    ///   whose format has no history yet, `.cannotOpen`.
+    ///   cannot be read is not recorded), `.migrationFailed` when the
+    ///   format upgrade fails, `.cannotOpen`.
     public func baseline(through version: String? = nil) throws {
         try recordBaseline(through: version)
     }

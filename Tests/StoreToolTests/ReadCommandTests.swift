@@ -1,4 +1,5 @@
 import Foundation
+import ModelStore
 import Testing
 
 @Suite("store-tool: inspecting a store")
@@ -8,7 +9,7 @@ struct ReadCommandTests {
         let fixture = try Fixture()
         let run = try fixture.run("info", fixture.path, "--format", "table")
         #expect(run.status == 0)
-        #expect(run.stdout.contains("Format:          3"))
+        #expect(run.stdout.contains("Format:          \(StoreFormat.current)"))
         #expect(run.stdout.contains("Schema version:  1.0.0"))
         #expect(run.stdout.contains("matches the schema record"))
         #expect(run.lines.contains { $0.hasPrefix("  Trip") && $0.hasSuffix("3 objects") })

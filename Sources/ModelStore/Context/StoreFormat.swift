@@ -8,7 +8,7 @@
 /// (`StoreFormat.upgradeSteps`, in Migration/MigrationHistory.swift).
 package enum StoreFormat {
     /// The format this ModelStore writes.
-    package static let current = 3
+    package static let current = 4
 
     /// Upgrades by the version they lead to. `perEntityTable` is SQL run
     /// once per entity table (the table's quoted name replaces `{table}`),
@@ -24,6 +24,9 @@ package enum StoreFormat {
             nil
         ),
         (3, "0003_row_versions_and_history.sql", ChangeHistory.createSQL, "ALTER TABLE {table} ADD COLUMN \(SchemaSQL.versionColumnDefinition)"),
+        // 1 for a script recorded as applied without running (a baseline);
+        // the rows of older formats are scripts that ran, hence the default.
+        (4, "0004_baseline_scripts.sql", "ALTER TABLE \"_modelstore_migrations\" ADD COLUMN \"baseline\" INTEGER NOT NULL DEFAULT 0;", nil),
     ]
 
     /// Replaces the schema record, its fingerprint and version.

@@ -16,10 +16,12 @@ package enum MigrationHistory {
         package var appliedAt: Date
         package var duration: Double
         package var snapshotPath: String?
+        /// A script recorded without running (store format 4's `baseline` column).
+        package var isBaseline: Bool
 
         package init(
             version: String? = nil, name: String, kind: String, checksum: String? = nil, fingerprintBefore: String,
-            fingerprintAfter: String, appliedAt: Date, duration: Double, snapshotPath: String? = nil
+            fingerprintAfter: String, appliedAt: Date, duration: Double, snapshotPath: String? = nil, isBaseline: Bool = false
         ) {
             self.version = version
             self.name = name
@@ -30,16 +32,20 @@ package enum MigrationHistory {
             self.appliedAt = appliedAt
             self.duration = duration
             self.snapshotPath = snapshotPath
+            self.isBaseline = isBaseline
         }
     }
 
     /// Adds a row.
-    /// - Throws: `SQLiteError`.
+    /// - Throws: `SQLiteError` (for a baseline, on a store before format 4).
     package static func record(_ entry: Entry, _ connection: Connection) throws {
-        let columns = [
+        var columns = [
             "version", "name", "kind", "checksum", "fingerprintBefore", "fingerprintAfter", "appliedAt", "duration",
             "snapshot",
         ]
+        // Only a baseline names the column, so that every other row can be
+        // written while a store's format upgrade is under way.
+        if entry.isBaseline { columns.append("baseline") }
         let statement = try connection.prepare(
             "INSERT INTO \(quoteIdentifier(table)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) "
                 + "VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
@@ -47,21 +53,27 @@ package enum MigrationHistory {
             entry.version.map(SQLiteValue.text) ?? .null, .text(entry.name), .text(entry.kind),
             entry.checksum.map(SQLiteValue.text) ?? .null, .text(entry.fingerprintBefore), .text(entry.fingerprintAfter),
             .real(entry.appliedAt.timeIntervalSince1970), .real(entry.duration), entry.snapshotPath.map(SQLiteValue.text) ?? .null,
-        ]
+        ] + (entry.isBaseline ? [.integer(1)] : [])
         for (index, value) in values.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
         try statement.run()
     }
 
-    /// Every recorded migration, oldest first; none when the table does not exist (format 1).
+    /// Every recorded migration, oldest first; none when the table does not
+    /// exist (format 1). Before format 4 no row is a baseline.
     /// - Throws: `SQLiteError`.
     package static func read(_ connection: Connection) throws -> [AppliedMigration] {
         let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
         try exists.bind(table, at: 1)
         _ = try exists.step()
         guard exists.int64(at: 0) == 1 else { return [] }
+        // Read-only opens and status read older formats as they are.
+        let hasBaseline = try connection.prepare("SELECT count(*) FROM pragma_table_info(?) WHERE name = 'baseline'")
+        try hasBaseline.bind(table, at: 1)
+        _ = try hasBaseline.step()
+        let baseline = hasBaseline.int64(at: 0) == 1 ? "baseline" : "0"
         let statement = try connection.prepare(
-            "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter, appliedAt, duration, snapshot "
-                + "FROM \(quoteIdentifier(table)) ORDER BY id")
+            "SELECT version, name, kind, checksum, fingerprintBefore, fingerprintAfter, appliedAt, duration, snapshot, "
+                + "\(baseline) FROM \(quoteIdentifier(table)) ORDER BY id")
         var result: [AppliedMigration] = []
         func text(_ column: Int32) -> String? { statement.storage(at: column) == .null ? nil : statement.string(at: column) }
         while try statement.step() {
@@ -70,7 +82,7 @@ package enum MigrationHistory {
                     version: text(0), name: statement.string(at: 1), kind: statement.string(at: 2), checksum: text(3),
                     fingerprintBefore: statement.string(at: 4), fingerprintAfter: statement.string(at: 5),
                     appliedAt: Date(timeIntervalSince1970: statement.double(at: 6)), duration: statement.double(at: 7),
-                    snapshotPath: text(8)))
+                    snapshotPath: text(8), isBaseline: statement.int64(at: 9) != 0))
         }
         return result
     }

@@ -64,6 +64,11 @@ public struct AppliedMigration: Sendable, Hashable, Codable {
     public let duration: Double
     /// The snapshot taken before it, if any.
     public let snapshotPath: String?
+    /// True for a script recorded as applied without running it (a
+    /// baseline: the store already had its changes; see
+    /// `StoreMigrator.baseline(through:)`); false for one that ran, and for
+    /// every row of a store before format 4, which did not tell them apart.
+    public let isBaseline: Bool
 }
 
 /// Where a store stands against a scripts folder.
@@ -78,8 +83,36 @@ public struct MigrationStatus: Sendable, Hashable, Codable {
     public let schemaFingerprint: String
     /// Every recorded migration, oldest first.
     public let applied: [AppliedMigration]
-    /// Scripts of the folder not yet applied, in order.
+    /// Scripts of the folder not yet applied, in order (empty without a
+    /// scripts folder: see `hasScriptsFolder`).
     public let pending: [MigrationScriptInfo]
+    /// Applied scripts whose file changed since (its SHA-256 is not the
+    /// recorded one), in order: applying refuses while any is listed.
+    public let changed: [ChangedMigrationScript]
+    /// True when the status was made against a scripts folder; false when
+    /// none was given, and then which scripts are pending is unknown (the
+    /// history alone cannot say), not none.
+    public let hasScriptsFolder: Bool
+}
+
+/// An applied migration script whose file no longer has the checksum the
+/// history recorded for it.
+public struct ChangedMigrationScript: Sendable, Hashable, Codable {
+    /// The script's version: "0002".
+    public let version: String
+    /// The file name: "0002_packing_notes.sql".
+    public let fileName: String
+    /// The SHA-256 the history recorded when the script was applied.
+    public let recordedChecksum: String
+    /// The SHA-256 of the file as it is now.
+    public let checksum: String
+
+    package init(version: String, fileName: String, recordedChecksum: String, checksum: String) {
+        self.version = version
+        self.fileName = fileName
+        self.recordedChecksum = recordedChecksum
+        self.checksum = checksum
+    }
 }
 
 /// What applying would do, without doing it.

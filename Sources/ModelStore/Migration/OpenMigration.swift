@@ -39,7 +39,8 @@ struct OpenMigration {
         if let scripts {
             transactions += try scripts.transactions(
                 applied: try MigrationHistory.read(connection), through: nil, from: &current,
-                oneTransaction: configuration.migrationOptions.runsScriptsInOneTransaction
+                oneTransaction: configuration.migrationOptions.runsScriptsInOneTransaction,
+                allowsDataLoss: configuration.migrationOptions.allowsDataLoss
             ).transactions
         }
         var steps: [MigrationStep] = []

@@ -21,8 +21,11 @@ package struct SchemaChange {
     /// New entity → new attribute → where its values come from, as a script
     /// states it (a conversion expression, a backfill); wins over inference.
     var overrides: [String: [String: ColumnSource]] = [:]
-    /// Drops that lose data are allowed (a custom stage, a script, or the option).
+    /// Drops that lose data are allowed (a custom stage, or the option).
     var allowsDataLoss = false
+    /// How a refused change is allowed, when the default (a custom stage, a
+    /// script, the option) does not fit: a script's own drops need the option.
+    package var dataLossHint: String?
 
     package init(
         old: Schema, new: Schema, renames: SchemaMapping.Renames = SchemaMapping.Renames(),
@@ -75,7 +78,10 @@ struct TablePlanner {
     /// Tables kept whose name or columns were renamed: their indexes are recreated.
     var renamedTables = Set<String>()
 
-    static let allowHint = "use a custom MigrationStage or a migration script, or set migrationOptions.allowsDataLoss"
+    static let defaultAllowHint = "use a custom MigrationStage or a migration script, or set migrationOptions.allowsDataLoss"
+
+    /// How a refusal is allowed, at the end of its text.
+    var allowHint: String { change.dataLossHint ?? Self.defaultAllowHint }
 
     init(change: SchemaChange, storage: StorageChange, connection: Connection) {
         self.change = change
@@ -102,7 +108,7 @@ struct TablePlanner {
         for entity in mapping.removedEntities {
             let rows = try count("SELECT count(*) FROM \(quoteIdentifier(entity.name))")
             if rows > 0 {
-                refusals.append("entity \(entity.name) is no longer in the schema and holds \(rows) row\(rows == 1 ? "" : "s"); \(Self.allowHint)")
+                refusals.append("entity \(entity.name) is no longer in the schema and holds \(rows) row\(rows == 1 ? "" : "s"); \(allowHint)")
             }
             late.append(.dropTable(entity.name))
         }
@@ -347,7 +353,7 @@ struct TablePlanner {
             if values > 0 {
                 refusals.append(
                     "attribute \(owner ?? entity.name).\(attribute.name) is no longer in the schema and \(values) row\(values == 1 ? "" : "s") "
-                        + "hold a value for it; \(Self.allowHint)")
+                        + "hold a value for it; \(allowHint)")
             }
         }
         for relationship in oldEntity.relationships {
@@ -400,7 +406,7 @@ struct TablePlanner {
         if links > 0 {
             refusals.append(
                 "relationship \(entity.name).\(relationship.name) becomes to-one, and its \(links) link\(links == 1 ? "" : "s") "
-                    + "in \(name) cannot all be kept; \(Self.allowHint)")
+                    + "in \(name) cannot all be kept; \(allowHint)")
         }
     }
 

@@ -44,19 +44,21 @@ public final class StoreMigrator {
         _ = try StoreMetadata.read(try connect(.readOnly), path: path)
     }
 
-    /// The store's format and schema, every recorded migration, and the
-    /// scripts not yet applied. Reads only.
+    /// The store's format and schema, every recorded migration, the
+    /// scripts not yet applied, and the applied scripts whose file changed
+    /// since (which `apply(to:)` refuses; the status shows them). Reads only.
     /// - Throws: `ModelStoreError` for an unreadable store or scripts folder,
-    ///   `.scriptChecksumMismatch` naming an applied script that changed.
+    ///   `.invalidMigrationScript` for a pending script that cannot be read.
     public func status() throws -> MigrationStatus {
         let connection = try connect(.readOnly)
         let metadata = try StoreMetadata.read(connection, path: path)
         let applied = try MigrationHistory.read(connection)
-        let pending = try scripts?.pending(applied: applied) ?? []
+        let scripts = try scripts?.pending(applied: applied)
         return MigrationStatus(
             formatVersion: metadata.format, supportedFormatVersion: StoreFormat.current,
             schemaVersion: metadata.schema.version.description, schemaFingerprint: metadata.schema.fingerprint,
-            applied: applied, pending: pending)
+            applied: applied, pending: scripts?.pending ?? [], changed: scripts?.changed ?? [],
+            hasScriptsFolder: self.scripts != nil)
     }
 
     /// What `apply(to:)` would do: every step with its SQL, the tables each
@@ -114,17 +116,20 @@ public final class StoreMigrator {
     }
 
     /// Records the scripts up to `version` (all when nil) as applied without
-    /// running them (ModelStoreScripts' `baseline(through:)`). Writes only
-    /// history rows; does nothing without scripts.
+    /// running them (ModelStoreScripts' `baseline(through:)`), marked as
+    /// baselines in the history. A store of an older format first gets the
+    /// format's upgrades (with a snapshot, as `apply` does: the history of
+    /// format 4 tells baselines apart); then only history rows are written.
+    /// Does nothing without scripts.
     /// - Throws: `ModelStoreError.invalidMigrationScript`, `.migrationFailed`
-    ///   for a store whose format has no history yet, `.cannotOpen`.
+    ///   (the format upgrade's), `.cannotOpen`.
     package func recordBaseline(through version: String?) throws {
         guard let scripts else { return }
+        if try StoreMetadata.read(try connect(.readOnly), path: path).format < StoreFormat.current {
+            _ = try StoreMigrator(storeAt: storeURL, scripts: nil, options: options).run(to: nil, displayPath: path)
+        }
         let connection = try connect(.readWrite)
         let metadata = try StoreMetadata.read(connection, path: path)
-        guard metadata.format >= 2 else {
-            throw ModelStoreError.migrationFailed(path: path, step: "baseline", reason: "apply the store format upgrade first")
-        }
         try connection.transaction {
             try scripts.recordBaseline(metadata.schema, connection, through: version.flatMap { Int($0) })
         }
@@ -152,7 +157,7 @@ public final class StoreMigrator {
             var schema = metadata.schema
             let built = try scripts.transactions(
                 applied: try MigrationHistory.read(connection), through: version, from: &schema,
-                oneTransaction: options.runsScriptsInOneTransaction)
+                oneTransaction: options.runsScriptsInOneTransaction, allowsDataLoss: options.allowsDataLoss)
             applied = built.scripts
             transactions += built.transactions
         }

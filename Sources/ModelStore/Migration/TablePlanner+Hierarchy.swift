@@ -72,7 +72,7 @@ extension TablePlanner {
             if rows > 0 {
                 refusals.append(
                     "entity \(name) is no longer in the schema and \(rows) row\(rows == 1 ? "" : "s") of table \(oldTable) "
-                        + "hold its objects; \(Self.allowHint)")
+                        + "hold its objects; \(allowHint)")
             }
         }
         guard total > 0 else { return }

@@ -270,6 +270,7 @@ struct HistoryAPITests {
         try StoreFile(url: file.url).execute(
             """
             ALTER TABLE "Journal" DROP COLUMN "_version"; ALTER TABLE "JournalEntry" DROP COLUMN "_version";
+            ALTER TABLE "_modelstore_migrations" DROP COLUMN "baseline";
             DROP TABLE "_modelstore_changes"; DROP TABLE "_modelstore_transactions";
             UPDATE "_modelstore_metadata" SET "value" = 2 WHERE "key" = 'formatVersion';
             """)

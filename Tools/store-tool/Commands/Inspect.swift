@@ -31,13 +31,14 @@ struct Info: ParsableCommand {
                 storeAt: URL(filePath: options.store), scriptsFolder: scripts.map { URL(filePath: $0) }
             ).status()
             let lastMigration = migration.applied.last.map { applied in
-                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(applied.kind)) at "
+                (applied.version.map { "\($0) " } ?? "") + "\(applied.name) (\(Migrate.kindText(applied))) at "
                     + ISO8601DateFormatter().string(from: applied.appliedAt)
             } ?? "none recorded"
             let pending =
                 scripts == nil
-                ? "unknown (give --scripts DIR)"
+                ? Migrate.unknownPending
                 : (migration.pending.isEmpty ? "none" : migration.pending.map(\.fileName).joined(separator: ", "))
+            let changed = migration.changed.map { "\($0.fileName) \(Migrate.changedText($0))" }.joined(separator: ", ")
             let output = Output()
             if OutputFormat.resolved(format) == .table {
                 output.line("File:            \(store.path) (\(store.fileSize) bytes)")
@@ -48,6 +49,7 @@ struct Info: ParsableCommand {
                 output.line("Journal mode:    \(try store.journalMode())")
                 output.line("Last migration:  \(lastMigration)")
                 output.line("Pending scripts: \(pending)")
+                if !changed.isEmpty { output.line("Changed scripts: \(changed)") }
                 output.line("Entities:")
                 let width = counts.map(\.0.count).max() ?? 0
                 for (name, count) in counts {
@@ -60,7 +62,9 @@ struct Info: ParsableCommand {
                         + "\"schemaVersion\":\(JSONText.string(store.schema.version.description)),"
                         + "\"fingerprint\":\(JSONText.string(recorded)),\"storeIdentifier\":\(JSONText.string(store.storeIdentifier)),"
                         + "\"journalMode\":\(JSONText.string(try store.journalMode())),\"lastMigration\":\(JSONText.string(lastMigration)),"
-                        + "\"pendingScripts\":\(JSONText.string(pending)),\"entities\":[\(entities)]}")
+                        + "\"pendingScripts\":\(JSONText.string(pending)),"
+                        + "\"changedScripts\":[\(migration.changed.map { JSONText.string($0.fileName) }.joined(separator: ","))],"
+                        + "\"entities\":[\(entities)]}")
             }
             output.flush()
         }

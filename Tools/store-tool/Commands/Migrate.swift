@@ -102,10 +102,36 @@ struct Migrate: ParsableCommand {
         let dates = ISO8601DateFormatter()
         for migration in status.applied {
             let version = migration.version.map { "\($0) " } ?? ""
-            print("  \(version)\(migration.name)  [\(migration.kind)]  \(dates.string(from: migration.appliedAt))")
+            var line = "  \(version)\(migration.name)  [\(Self.kindText(migration))]  \(dates.string(from: migration.appliedAt))"
+            if migration.kind == "script", let changed = status.changed.first(where: { $0.version == migration.version }) {
+                line += "  " + Self.changedText(changed)
+            }
+            print(line)
+        }
+        guard status.hasScriptsFolder else {
+            // The history records what ran, not what a folder holds.
+            print("Pending:         \(Self.unknownPending)")
+            return
         }
         print("Pending:         \(status.pending.isEmpty ? "none" : "")")
         for script in status.pending { print("  \(script.version) \(script.fileName)") }
+        if !status.changed.isEmpty {
+            print("Applying refuses while an applied script is changed: restore it and put the change in a new script.")
+        }
+    }
+
+    /// A recorded migration's kind, with "baseline" for a script recorded
+    /// without running.
+    static func kindText(_ migration: AppliedMigration) -> String {
+        migration.isBaseline ? "\(migration.kind), baseline: not run" : migration.kind
+    }
+
+    /// What `--status` and `info` say of pending scripts without a folder.
+    static let unknownPending = "unknown (give --scripts DIR)"
+
+    /// How `--status` and `info` mark an applied script whose file changed.
+    static func changedText(_ script: ChangedMigrationScript) -> String {
+        "changed since applied (checksum \(script.checksum.prefix(12))…, recorded \(script.recordedChecksum.prefix(12))…)"
     }
 
     private func printPlan(_ plan: MigrationPlanReport) {
@@ -119,7 +145,14 @@ struct Migrate: ParsableCommand {
             for table in step.rebuiltTables { print("   rebuilds \(table.table): \(table.rows) rows copied") }
             for sql in step.sql { print("   \(sql)") }
         }
-        if plan.destroysData { print("Some steps destroy data; applying needs --allow-data-loss unless a script says so.") }
+        if plan.destroysData {
+            // Planning refuses what applying refuses: a plan made without
+            // --allow-data-loss only drops what holds no values.
+            print(
+                allowDataLoss
+                    ? "Some steps destroy data, which --allow-data-loss allows."
+                    : "Some steps drop columns or tables; none holds values (a drop that would lose values needs --allow-data-loss).")
+        }
     }
 
     private func printResult(_ result: MigrationResult) {

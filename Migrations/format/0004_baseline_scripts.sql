@@ -1,0 +1,1 @@
+ALTER TABLE "_modelstore_migrations" ADD COLUMN "baseline" INTEGER NOT NULL DEFAULT 0;
