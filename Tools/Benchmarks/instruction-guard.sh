@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The instruction-count regression guard: runs workloads 1-4 and 7 of the
+# The instruction-count regression guard: runs workloads 1-4, 7 and 9 of the
 # release benchmark under callgrind, counts the instructions of ModelStore's
 # timed part only, and compares them with the committed baseline
 # (instruction-baseline.txt beside this script). It fails when a workload
@@ -50,8 +50,8 @@ command -v valgrind >/dev/null 2>&1 || { echo "error: valgrind is not installed 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# One workload's instruction count inside Runner.timedPart (the warm-up and
-# the one timed round). Prints the count; fails when callgrind collected
+# One workload's instruction count inside Runner.timedPart (the warm-up, the
+# one timed round and the memory round). Prints the count; fails when callgrind collected
 # nothing, which means the benchmark failed or timedPart was renamed.
 count_instructions() {
     local workload=$1 size=$2
