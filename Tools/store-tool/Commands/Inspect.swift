@@ -46,6 +46,7 @@ struct Info: ParsableCommand {
                 output.line("Fingerprint:     \(recorded) (\(fingerprintNote))")
                 output.line("Store id:        \(store.storeIdentifier)")
                 output.line("Journal mode:    \(try store.journalMode())")
+                output.line("Opened:          \(store.immutableReason.map(StoreOptions.immutableNote) ?? "read-only")")
                 output.line("Last migration:  \(lastMigration)")
                 output.line("Pending scripts: \(pending)")
                 output.line("Entities:")
@@ -59,7 +60,8 @@ struct Info: ParsableCommand {
                     "{\"path\":\(JSONText.string(store.path)),\"fileSize\":\(store.fileSize),\"format\":\(store.formatVersion),"
                         + "\"schemaVersion\":\(JSONText.string(store.schema.version.description)),"
                         + "\"fingerprint\":\(JSONText.string(recorded)),\"storeIdentifier\":\(JSONText.string(store.storeIdentifier)),"
-                        + "\"journalMode\":\(JSONText.string(try store.journalMode())),\"lastMigration\":\(JSONText.string(lastMigration)),"
+                        + "\"journalMode\":\(JSONText.string(try store.journalMode())),"
+                        + "\"immutable\":\(store.immutableReason.map(JSONText.string) ?? "null"),\"lastMigration\":\(JSONText.string(lastMigration)),"
                         + "\"pendingScripts\":\(JSONText.string(pending)),\"entities\":[\(entities)]}")
             }
             output.flush()
