@@ -83,6 +83,64 @@ struct ReadOnlyFileTests {
     }
 }
 
+extension ReadOnlyFileTests {
+    @Test(
+        "a container of several configurations reads a read-only store in a folder this user cannot write, beside a writable one or alone",
+        arguments: [false, true])
+    func readOnlyPartOfSeveralConfigurations(everyPartReadOnly: Bool) async throws {
+        let readOnlyFolder = try TemporaryDirectory()
+        let writableFolder = try TemporaryDirectory()
+        let memos = readOnlyFolder.file("memos.store")
+        let journeys = (everyPartReadOnly ? readOnlyFolder : writableFolder).file("journeys.store")
+        // Each store made alone, so in WAL mode, as an app of one configuration leaves it.
+        do {
+            let context = ModelContext(try ModelContainer(for: Split.Memo.self, configurations: ModelConfiguration(url: memos)))
+            context.insert(Split.Memo(text: "call the hotel"))
+            try context.save()
+        }
+        if everyPartReadOnly {
+            let context = ModelContext(try ModelContainer(for: Split.Journey.self, configurations: ModelConfiguration(url: journeys)))
+            context.insert(Split.Journey(name: "Lisbon"))
+            try context.save()
+            try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: journeys.path(percentEncoded: false))
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: memos.path(percentEncoded: false))
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: readOnlyFolder.url.path(percentEncoded: false))
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: writableFolder.url.path(percentEncoded: false))
+        defer {
+            for url in [readOnlyFolder.url, writableFolder.url] {
+                try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: url.path(percentEncoded: false))
+            }
+        }
+        let memosPath = memos.path(percentEncoded: false)
+        let journeysPath = journeys.path(percentEncoded: false)
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            [memosPath = memosPath as String, journeysPath = journeysPath as String, everyPartReadOnly = everyPartReadOnly as Bool] in
+            asUnprivilegedUser {
+                let container = try ModelContainer(
+                    for: Schema([Split.Journey.self, Split.Item.self, Split.Memo.self]),
+                    configurations: ModelConfiguration(
+                        "journeys", schema: Schema([Split.Journey.self]), url: URL(filePath: journeysPath), allowsSave: !everyPartReadOnly),
+                    ModelConfiguration("memos", schema: Schema([Split.Memo.self]), url: URL(filePath: memosPath), allowsSave: false))
+                let context = ModelContext(container)
+                let texts = try context.fetch(FetchDescriptor<Split.Memo>()).map(\.text)
+                guard texts == ["call the hotel"] else { throw ReadOnlyFileFailure("fetched memos \(texts)") }
+                if everyPartReadOnly {
+                    let names = try context.fetch(FetchDescriptor<Split.Journey>()).map(\.name)
+                    guard names == ["Lisbon"] else { throw ReadOnlyFileFailure("fetched journeys \(names)") }
+                } else {
+                    context.insert(Split.Journey(name: "Faro"))
+                    try context.save()
+                    let count = try ModelContext(container).fetchCount(FetchDescriptor<Split.Journey>())
+                    guard count == 1 else { throw ReadOnlyFileFailure("\(count) journeys saved") }
+                }
+            }
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message == "", "the child process failed: \(message)")
+    }
+}
+
 /// Runs `body` as a user for whom file permissions count: uid and gid
 /// 65534 when this process runs as root, this process's user otherwise.
 /// For an exit test: any error is printed on stderr, and the process exits
