@@ -35,6 +35,11 @@ package final class DynamicStore {
     /// views, CHECK constraints, …). Only a read-only store can have any: a
     /// writable open of such a file throws `foreignSchemaObjects`.
     package var foreignSchemaObjects: [ForeignSchemaObject] { store.foreignObjects }
+    /// Why the store is read immutable (such as "the folder is not
+    /// writable"), or nil: a read-only store that SQLite cannot read
+    /// normally because this user cannot write beside it. An immutable read
+    /// assumes nobody writes the store meanwhile.
+    package var immutableReason: String? { connection.immutableReason }
     let store: Store
     let connection: Connection
     /// The changes of the write transaction in progress, recorded in the
@@ -52,7 +57,8 @@ package final class DynamicStore {
     ///     written, not even the journal mode.
     ///   - busyTimeout: how long a write waits for another process's lock.
     /// - Throws: `ModelStoreError.cannotOpen` (missing file, a folder, no
-    ///   permission), `.notADatabase`, `.notAModelStore`, `.newerFormat`,
+    ///   permission; for `readOnly` false, a file or folder this user cannot
+    ///   write), `.notADatabase`, `.notAModelStore`, `.newerFormat`,
     ///   `.invalidSchema` for a record that cannot be a schema;
     ///   `.foreignSchemaObjects` when the file holds schema objects ModelStore
     ///   did not make and `readOnly` is false (read-only, such a file opens,
@@ -152,6 +158,13 @@ package final class DynamicStore {
     /// SQLite's journal mode of the file (`wal`, `delete`, …).
     /// - Throws: `SQLiteError`.
     package func journalMode() throws -> String {
+        // An immutable connection uses no journal and says `delete`; the
+        // file's header says whether it is a WAL file (bytes 18 and 19, the
+        // read and write versions, are 2 for WAL, 1 for the rollback journal).
+        if immutableReason != nil, let handle = FileHandle(forReadingAtPath: path) {
+            defer { try? handle.close() }
+            if let header = try? handle.read(upToCount: 20), header.count == 20, header[18] == 2 { return "wal" }
+        }
         let statement = try connection.prepare("PRAGMA journal_mode")
         guard try statement.step() else { return "unknown" }
         return statement.string(at: 0)

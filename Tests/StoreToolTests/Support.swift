@@ -75,8 +75,13 @@ struct Fixture {
     /// Runs store-tool with these arguments; stdin is empty, stdout and stderr are pipes.
     static func runTool(_ arguments: [String]) throws -> ToolRun {
         let binary = try #require(storeToolBinary, "store-tool must be built next to the tests")
+        return try runProcess(binary, arguments)
+    }
+
+    /// Runs `executable` with these arguments; stdin is empty, stdout and stderr are pipes.
+    static func runProcess(_ executable: URL, _ arguments: [String]) throws -> ToolRun {
         let process = Process()
-        process.executableURL = binary
+        process.executableURL = executable
         process.arguments = arguments
         let out = Pipe()
         let err = Pipe()

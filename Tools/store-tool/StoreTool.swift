@@ -16,7 +16,7 @@ struct StoreTool: ParsableCommand {
             json, jsonl (the default when piped), csv.
 
             Exit codes: 0 success, 1 check found problems, 2 bad input, 3 object not found, \
-            4 cannot open the store, 5 newer store format, 6 store locked, 7 refused by the store's \
+            4 cannot open the store (a write: the file or its folder is not writable), 5 newer store format, 6 store locked, 7 refused by the store's \
             rules, 8 other failure, 9 cannot write the output file, 64 command-line usage (also a \
             number out of its option's range).
 
@@ -63,7 +63,18 @@ struct StoreOptions: ParsableArguments {
                 "store-tool: warning: \(store) holds \(foreign.count) schema object\(foreign.count == 1 ? "" : "s") that ModelStore did not make "
                     + "(\(shown)); opened read-only, and writes are refused until they are removed (see: store-tool check)")
         }
+        if let reason = opened.immutableReason {
+            Terminal.note("store-tool: note: \(store) opened \(Self.immutableNote(reason))")
+        }
         return opened
+    }
+}
+
+extension StoreOptions {
+    /// How a command states that it reads the store immutable (SQLite's
+    /// `immutable=1`), and the risk that comes with it.
+    static func immutableNote(_ reason: String) -> String {
+        "read-only (immutable: \(reason)); this assumes no other process writes the store meanwhile"
     }
 }
 

@@ -107,7 +107,9 @@ package final class Store: Sendable {
         configuration = main.part.configuration
         schema = Schema(entities: opened.flatMap(\.schema.entities), version: main.schema.version)
         identifier = main.file.identifier
-        location = main.file.location
+        // Every part is read-only when the main one is; one SQLite cannot
+        // read otherwise is opened immutable by each connection's URI.
+        location = main.file.isImmutable ? FileAccess.immutableURI(main.file.location) : main.file.location
         isURI = true
         memoryAnchor = main.file.memoryAnchor
         migrationConnection = nil
@@ -115,7 +117,8 @@ package final class Store: Sendable {
         attachments = opened.indices.filter { $0 != mainIndex }.enumerated().map { number, index in
             StoreAttachment(
                 alias: "modelstore_\(number + 1)", configuration: opened[index].part.configuration,
-                location: opened[index].file.location, anchor: opened[index].file.memoryAnchor)
+                location: opened[index].file.location, anchor: opened[index].file.memoryAnchor,
+                isImmutable: opened[index].file.isImmutable)
         }
         hasReadOnlyParts = Set(parts.map(\.configuration.allowsSave)).count > 1
         (tablesByName, tablesByType, modelTypes) = Store.tables(

@@ -32,15 +32,19 @@ struct StoreAttachment: Sendable {
     let location: String
     /// Keeps an in-memory database alive for the container's lifetime.
     let anchor: MemoryAnchor?
+    /// True when the store is read immutable: a read-only file this user
+    /// cannot read otherwise (see `Connection.immutableReason`).
+    let isImmutable: Bool
 
     /// What ATTACH opens: the path; for a read-only store a URI that opens it
-    /// read-only, so that SQLite refuses writes to it too.
+    /// read-only, so that SQLite refuses writes to it too (and immutable
+    /// when opening it found that it must be).
     var attachLocation: String {
         guard !configuration.allowsSave, !configuration.isStoredInMemoryOnly else { return location }
         var allowed = CharacterSet.urlPathAllowed
         allowed.remove(charactersIn: "?#%;")
         let path = location.addingPercentEncoding(withAllowedCharacters: allowed) ?? location
-        return "file:\(path)?mode=ro"
+        return "file:\(path)?mode=ro" + (isImmutable ? "&immutable=1" : "")
     }
 }
 
@@ -50,6 +54,8 @@ struct OpenedFile {
     let identifier: String
     let location: String
     let memoryAnchor: MemoryAnchor?
+    /// True when the file is read immutable (see `Connection.immutableReason`).
+    let isImmutable: Bool
     /// Whether the file's tables have the row version column (a read-only
     /// store of an older format is not upgraded).
     let versionSelect: VersionSelect
@@ -66,6 +72,7 @@ struct OpenedFile {
             connection = try Store.openFile(configuration)
             memoryAnchor = nil
         }
+        isImmutable = connection.immutableReason != nil
         var bootstrap = StoreBootstrap(connection: connection, schema: schema, configuration: configuration, migrator: migrator)
         bootstrap.usesRollbackJournal = true
         let outcome = try bootstrap.run()

@@ -16,7 +16,9 @@ package final class Connection {
         case create
         /// Read and write an existing file.
         case readWrite
-        /// Read only; writes fail with `SQLITE_READONLY`.
+        /// Read only; writes fail with `SQLITE_READONLY`. A file SQLite
+        /// cannot read normally because this user cannot write beside it
+        /// is read immutable (see `immutableReason`).
         case readOnly
     }
 
@@ -35,6 +37,13 @@ package final class Connection {
     /// the failed save's rows. Each later use first rolls it back, and
     /// fails while it cannot.
     private var isInAbandonedTransaction = false
+    /// Why this read-only connection reads its file immutable (SQLite's
+    /// `immutable=1`: no locks, no journal), such as "the folder is not
+    /// writable"; nil for a normal open. An immutable read assumes nobody
+    /// writes the file while it is open: a write by another process
+    /// meanwhile may go unseen, or make a read fail as if the file were
+    /// damaged.
+    package let immutableReason: String?
     /// Called with the SQL of every statement when it starts running. Tests
     /// use it to count statements (no N+1 queries); it costs one nil check.
     var statementObserver: ((String) -> Void)?
@@ -44,7 +53,10 @@ package final class Connection {
     ///   - location: a file path, or a `file:` URI when `isURI` is true
     ///     (used for shared in-memory databases).
     ///   - displayPath: what errors call the database.
-    /// - Throws: `SQLiteError` when the file cannot be opened or configured.
+    /// - Throws: `SQLiteError` when the file cannot be opened or configured;
+    ///   `SQLITE_CANTOPEN` naming the file or folder this user cannot write,
+    ///   for a mode that writes, or the journal whose changes a read-only
+    ///   open cannot read.
     package init(location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode) throws(SQLiteError) {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
@@ -53,23 +65,54 @@ package final class Connection {
         case .readOnly: flags |= SQLITE_OPEN_READONLY
         }
         if isURI { flags |= SQLITE_OPEN_URI }
-        var handle: OpaquePointer?
-        let code = sqlite3_open_v2(location, &handle, flags, nil)
         let shownPath = displayPath ?? location
-        guard code == SQLITE_OK, let handle else {
-            let error = makeError(code, handle, sql: nil, path: shownPath)
-            // sqlite3_open_v2 allocates a handle even when it fails; it must be closed.
+        // SQLite would open a file it cannot write read-only without a word,
+        // and fail at the first write with "attempt to write a readonly
+        // database"; say which file or folder it is, before anything runs.
+        if mode != .readOnly && !isURI, let reason = FileAccess.reasonNotWritable(location, creating: mode == .create) {
+            throw SQLiteError(extendedCode: SQLiteError.cannotOpen, message: reason, path: shownPath)
+        }
+        var handle = try Connection.open(location, flags: flags, path: shownPath)
+        var immutableReason: String?
+        if mode == .readOnly && !isURI && !Connection.canRead(handle) {
+            // A WAL file in a folder this user cannot write (or beside a
+            // `-shm` it cannot write): SQLite cannot set up the index a reader
+            // needs. Read it immutable instead, unless its journal holds
+            // changes the file lacks (then this throws).
             sqlite3_close_v2(handle)
-            throw error
+            immutableReason = try FileAccess.immutableReason(location, path: shownPath)
+            handle = try Connection.open(FileAccess.immutableURI(location), flags: flags | SQLITE_OPEN_URI, path: shownPath)
         }
         self.handle = handle
         self.path = shownPath
+        self.immutableReason = immutableReason
         do {
             try configure()
         } catch {
             sqlite3_close_v2(handle)
             throw error
         }
+    }
+
+    private static func open(_ location: String, flags: Int32, path: String) throws(SQLiteError) -> OpaquePointer {
+        var handle: OpaquePointer?
+        let code = sqlite3_open_v2(location, &handle, flags, nil)
+        guard code == SQLITE_OK, let handle else {
+            let error = makeError(code, handle, sql: nil, path: path)
+            // sqlite3_open_v2 allocates a handle even when it fails; it must be closed.
+            sqlite3_close_v2(handle)
+            throw error
+        }
+        return handle
+    }
+
+    /// False when a first read fails because SQLite cannot open or write
+    /// what a reader needs (`SQLITE_CANTOPEN`, `SQLITE_READONLY`: the `-shm`
+    /// index of a WAL file). Any other failure (not a database, a lock) is
+    /// left for the reads that follow to report.
+    private static func canRead(_ handle: OpaquePointer) -> Bool {
+        let code = sqlite3_exec(handle, "SELECT count(*) FROM sqlite_schema", nil, nil, nil) & 0xFF
+        return code != SQLITE_CANTOPEN && code != SQLITE_READONLY
     }
 
     deinit {

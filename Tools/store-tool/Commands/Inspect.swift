@@ -47,6 +47,7 @@ struct Info: ParsableCommand {
                 output.line("Fingerprint:     \(recorded) (\(fingerprintNote))")
                 output.line("Store id:        \(store.storeIdentifier)")
                 output.line("Journal mode:    \(try store.journalMode())")
+                output.line("Opened:          \(store.immutableReason.map(StoreOptions.immutableNote) ?? "read-only")")
                 output.line("Last migration:  \(lastMigration)")
                 output.line("Pending scripts: \(pending)")
                 if !changed.isEmpty { output.line("Changed scripts: \(changed)") }
@@ -61,7 +62,8 @@ struct Info: ParsableCommand {
                     "{\"path\":\(JSONText.string(store.path)),\"fileSize\":\(store.fileSize),\"format\":\(store.formatVersion),"
                         + "\"schemaVersion\":\(JSONText.string(store.schema.version.description)),"
                         + "\"fingerprint\":\(JSONText.string(recorded)),\"storeIdentifier\":\(JSONText.string(store.storeIdentifier)),"
-                        + "\"journalMode\":\(JSONText.string(try store.journalMode())),\"lastMigration\":\(JSONText.string(lastMigration)),"
+                        + "\"journalMode\":\(JSONText.string(try store.journalMode())),"
+                        + "\"immutable\":\(store.immutableReason.map(JSONText.string) ?? "null"),\"lastMigration\":\(JSONText.string(lastMigration)),"
                         + "\"pendingScripts\":\(JSONText.string(pending)),"
                         + "\"changedScripts\":[\(migration.changed.map { JSONText.string($0.fileName) }.joined(separator: ","))],"
                         + "\"entities\":[\(entities)]}")

@@ -17,7 +17,9 @@ enum ExitStatus: Int32 {
     case badInput = 2
     /// The object named does not exist.
     case notFound = 3
-    /// The store cannot be opened: a missing file, not SQLite, not a store.
+    /// The store cannot be opened: a missing file, not SQLite, not a store;
+    /// or opened for writing: the file or its folder is not writable by
+    /// this user (a write command on a read-only store).
     case cannotOpen = 4
     /// The store was written by a newer ModelStore.
     case newerFormat = 5
@@ -65,6 +67,11 @@ func describe(_ error: any Error) -> (ExitStatus, String) {
     case let error as SQLiteError:
         if error.primaryCode == SQLiteError.busy { return (.locked, lockedMessage(error)) }
         if error.primaryCode == SQLiteError.constraint { return (.refused, oneLine(error.description)) }
+        // A file or folder that cannot be opened, or a write to a file this
+        // user may only read: the store cannot be opened for the command.
+        if error.primaryCode == SQLiteError.cannotOpen || error.primaryCode == SQLiteError.readOnly {
+            return (.cannotOpen, oneLine(error.description))
+        }
         return (.failure, oneLine(error.description))
     case let error as ToolError:
         return (error.status, error.message)
@@ -91,10 +98,14 @@ private func describe(_ error: ModelStoreError) -> (ExitStatus, String) {
         return (.locked, lockedMessage(underlying))
     case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.constraint:
         return (.refused, oneLine(error.description))
+    case .saveFailed(_, _, let underlying) where underlying.primaryCode == SQLiteError.readOnly:
+        return (.cannotOpen, oneLine(error.description))
+    case .readOnlyStore: return (.cannotOpen, error.description)
+    case .rowNotFound: return (.notFound, error.description)
     case .migrationFailed(let path, _, let reason) where reason == ModelStoreError.migrationLockTimeout:
         return (.locked, lockedMessage(path: path) + " (nothing was migrated)")
-    case .saveFailed, .migrationFailed, .rowNotFound, .schemaMismatch, .invalidSchema, .invalidConfiguration, .invalidValue, .readOnlyStore,
-        .escapingMutations, .saveConflicts, .historyTokenExpired:
+    case .saveFailed, .migrationFailed, .schemaMismatch, .invalidSchema, .invalidConfiguration, .invalidValue, .escapingMutations,
+        .saveConflicts, .historyTokenExpired:
         return (.failure, oneLine(error.description))
     }
 }
