@@ -85,6 +85,46 @@ struct ScriptStoreStateTests {
         #expect(try file.rows("SELECT name FROM pragma_table_info('Trip') WHERE name = 'notes'").isEmpty)
     }
 
+    @Test("removeEntity of an entity with rows is refused unless data loss is allowed; an empty one needs no permission")
+    func removeEntityHoldingRows() throws {
+        let url = try makeExampleV1Store()
+        let folder = try TemporaryDirectory().url
+        try """
+            steps:
+              - addEntity: Traveller
+                attributes:
+                  - name: fullName
+                    type: string
+              - addEntity: Guide
+                attributes:
+                  - name: fullName
+                    type: string
+              - sql: |
+                  INSERT INTO "Traveller" ("fullName") VALUES ('Ada Lovelace');
+            """.write(to: folder.appending(path: "0001_people.yaml"), atomically: true, encoding: .utf8)
+        try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot()).apply()
+        try "steps:\n  - removeEntity: Guide\n  - removeEntity: Traveller\n".write(
+            to: folder.appending(path: "0002_drop_people.yaml"), atomically: true, encoding: .utf8)
+        let file = StoreFile(url: url)
+        let before = try file.everything()
+        let refused: (any Error) -> Bool = { error in
+            guard case ModelStoreError.destructiveMigration(_, let changes) = error else { return false }
+            // Only the entity that holds rows is named as losing data:
+            // dropping Guide loses nothing (the step's name lists both).
+            return changes.count == 1 && changes[0].contains("0002_drop_people.yaml")
+                && changes[0].contains("entity Traveller is no longer in the schema and holds 1 row")
+                && !changes[0].contains("entity Guide")
+        }
+        let migrator = try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot())
+        #expect(performing: { try migrator.plan() }, throws: refused)
+        #expect(performing: { try migrator.apply() }, throws: refused)
+        #expect(try file.everything() == before)
+
+        let allowed = try StoreMigrator(storeAt: url, scriptsFolder: folder, options: noSnapshot(allowsDataLoss: true))
+        #expect(try allowed.apply().applied.map(\.version) == ["0002"])
+        #expect(try file.rows("SELECT name FROM sqlite_schema WHERE name IN ('Traveller', 'Guide')").isEmpty)
+    }
+
     @Test("removeAttribute of an attribute that holds only nil needs no permission")
     func removeEmptyAttribute() throws {
         let url = try makeExampleV1Store()
