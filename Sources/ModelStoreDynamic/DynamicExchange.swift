@@ -30,11 +30,34 @@ package enum DynamicExchange {
 
     /// One object as a record: `{"key":…,"attributes":{…},"relationships":{…}}`.
     /// To-manys must hold their members (`includesToManyMembers`).
+    /// A stored value that could not be read is written as a marker
+    /// (`unreadable(_:)`) that an import refuses.
     package static func record(_ object: DynamicObject, entity: Schema.Entity) -> String {
-        let attributes = entity.attributes.map { ValueJSON.quote($0.name) + ":" + ValueJSON.json(object[$0.name] ?? .null) }
+        let attributes = entity.attributes.map { attribute in
+            let value = object.unreadable[attribute.name].map(unreadable) ?? ValueJSON.json(object[attribute.name] ?? .null)
+            return ValueJSON.quote(attribute.name) + ":" + value
+        }
         let relationships = entity.relationships.map { ValueJSON.quote($0.name) + ":" + ValueJSON.json(object[$0.name] ?? .null) }
         return "{\"key\":\(ValueJSON.quote(object.id.description)),\"attributes\":{" + attributes.joined(separator: ",")
             + "},\"relationships\":{" + relationships.joined(separator: ",") + "}}"
+    }
+}
+
+extension DynamicExchange {
+    /// A stored value that could not be read, as JSON:
+    /// `{"$unreadable":{"problem":"…","stored":…}}`, the stored value as
+    /// SQLite holds it (a blob as `x'…'` hex text).
+    package static func unreadable(_ value: UnreadableValue) -> String {
+        let stored: String
+        switch value.stored {
+        case .null: stored = "null"
+        case .integer(let number): stored = String(number)
+        case .real(let number): stored = ValueJSON.number(number)
+        case .text(let text): stored = ValueJSON.quote(text)
+        case .blob(let data): stored = ValueJSON.quote("x'" + data.map { String(format: "%02x", $0) }.joined() + "'")
+        }
+        return "{" + ValueJSON.quote(ValueJSON.unreadableMarker) + ":{\"problem\":" + ValueJSON.quote(value.reason)
+            + ",\"stored\":" + stored + "}}"
     }
 }
 

@@ -9,6 +9,10 @@ package struct DynamicObject: Sendable, Equatable {
     package let id: ObjectID
     /// The values by property name.
     package var values: [String: DynamicValue]
+    /// The attributes whose stored values could not be read as their type,
+    /// by name, when the read tolerated them (`DynamicQuery.toleratesUnreadableValues`);
+    /// such an attribute has no entry in `values`.
+    package var unreadable: [String: UnreadableValue] = [:]
 
     /// Creates an object from its values.
     package init(id: ObjectID, values: [String: DynamicValue]) {
@@ -16,8 +20,20 @@ package struct DynamicObject: Sendable, Equatable {
         self.values = values
     }
 
-    /// The value of the property `name`; nil when there is no such property.
+    /// The value of the property `name`; nil when there is no such property
+    /// or its stored value could not be read (see `unreadable`).
     package subscript(name: String) -> DynamicValue? { values[name] }
+}
+
+/// A stored value that does not fit its attribute's type (text that is not
+/// JSON in a Codable column, a number out of its type's range): what the
+/// column holds and why it cannot be read, so that a reader can show it as
+/// bad and go on to the next object.
+package struct UnreadableValue: Sendable, Equatable {
+    /// The column's content as SQLite stores it.
+    package let stored: SQLiteValue
+    /// Why it cannot be read as the attribute's type.
+    package let reason: String
 }
 
 /// Which objects of an entity to read, in which order, and how many.
@@ -41,6 +57,10 @@ package struct DynamicQuery: Sendable {
     /// rows of `entity` itself, so that a whole-store export lists each row
     /// once, under its own entity.
     package var includesSubentities: Bool
+    /// True reads a stored value that does not fit its type into the
+    /// object's `unreadable` instead of failing the whole read, so that one
+    /// bad row does not hide the others (store-tool's `list` and `export`).
+    package var toleratesUnreadableValues = false
 
     /// Creates a query; without a filter it reads every object of `entity`.
     package init(
@@ -70,7 +90,8 @@ extension DynamicStore {
         let statement = try prepareFiltered(select.sql, filter: query.filter)
         for (index, value) in select.bindings.enumerated() { try statement.bind(value, at: Int32(index + 1)) }
         while try statement.step() {
-            var object = try readObject(table, from: statement, countsFrom: select.countColumn)
+            var object = try readObject(
+                table, from: statement, countsFrom: select.countColumn, toleratingUnreadable: query.toleratesUnreadableValues)
             if query.includesToManyMembers { try addToManyMembers(&object, table: table) }
             try body(object)
         }
@@ -96,14 +117,16 @@ extension DynamicStore {
     }
 
     /// The object with this identifier, to-many relationships with their
-    /// members; nil when there is none.
+    /// members; nil when there is none. With `toleratingUnreadable`, a
+    /// stored value that does not fit its type goes into the object's
+    /// `unreadable` instead of failing the read.
     /// - Throws: `DynamicStoreError.unknownEntity`; `ModelStoreError.invalidValue`; `SQLiteError`.
-    package func object(_ id: ObjectID) throws -> DynamicObject? {
+    package func object(_ id: ObjectID, toleratingUnreadable: Bool = false) throws -> DynamicObject? {
         let table = try table(named: id.entity)
         let statement = try connection.prepare(table.selectByKeySQL)
         try statement.bind(id.key, at: 1)
         guard try statement.step() else { return nil }
-        var object = try readObject(table, from: statement, countsFrom: nil)
+        var object = try readObject(table, from: statement, countsFrom: nil, toleratingUnreadable: toleratingUnreadable)
         try addToManyMembers(&object, table: table)
         return object
     }
@@ -156,9 +179,15 @@ extension DynamicStore {
 
     /// Reads the current row of a SELECT of `table.selectSQL`'s columns,
     /// followed (from `countsFrom`) by one count per to-many relationship.
-    func readObject(_ table: EntityTable, from statement: Statement, countsFrom: Int32?) throws -> DynamicObject {
+    /// - Throws: `ModelStoreError.invalidValue` for a stored value that does
+    ///   not fit its type, unless `toleratingUnreadable` (then it is in the
+    ///   object's `unreadable`); `SQLiteError`.
+    func readObject(
+        _ table: EntityTable, from statement: Statement, countsFrom: Int32?, toleratingUnreadable: Bool = false
+    ) throws -> DynamicObject {
         let key = statement.int64(at: 0)
         var values: [String: DynamicValue] = [:]
+        var unreadable: [String: UnreadableValue] = [:]
         var countColumn = countsFrom
         for (ordinal, slot) in table.slots.enumerated() {
             let column = Int32(ordinal + 1)
@@ -167,8 +196,11 @@ extension DynamicStore {
                 do {
                     values[attribute.name] = try DynamicValue.decode(attribute, from: statement, column: column)
                 } catch {
-                    throw ModelStoreError.invalidValue(
-                        entity: table.name, property: attribute.name, row: key, reason: error.reason, path: path)
+                    guard toleratingUnreadable else {
+                        throw ModelStoreError.invalidValue(
+                            entity: table.name, property: attribute.name, row: key, reason: error.reason, path: path)
+                    }
+                    unreadable[attribute.name] = UnreadableValue(stored: statement.value(at: column), reason: error.reason)
                 }
             case .relationship(let relationship):
                 if relationship.foreignKeyColumn != nil {
@@ -188,7 +220,9 @@ extension DynamicStore {
                 }
             }
         }
-        return DynamicObject(id: ObjectID(entity: table.name, key: key), values: values)
+        var object = DynamicObject(id: ObjectID(entity: table.name, key: key), values: values)
+        object.unreadable = unreadable
+        return object
     }
 
     private func toOneThroughInverse(_ relationship: Schema.Relationship, holder: Int64) throws -> DynamicValue {

@@ -23,15 +23,26 @@ extension DynamicStore {
     /// values, unique values, targets that exist, the to-many counts of the
     /// object and of every object that gains or loses it) runs before the
     /// transaction commits; with `dryRun` everything runs and is rolled back.
+    /// A stored value that does not fit its type (invalid JSON in a Codable
+    /// column) can be overwritten; a bad value the edit leaves alone fails it.
     /// - Throws: `DynamicStoreError` (`.objectNotFound`, `.unparsableValue`,
     ///   `.invalidEdit`, `.validationFailed`), `ModelStoreError.unknownProperty`,
     ///   `.readOnlyStore`, `.relationshipCount`, `.danglingReference`,
-    ///   `.saveFailed`; `SQLiteError` (a lock held past the busy timeout).
+    ///   `.saveFailed`, `.invalidValue` (a stored value the edit leaves that
+    ///   does not fit its type); `SQLiteError` (a lock held past the busy timeout).
     package func update(_ id: ObjectID, _ edits: [DynamicEdit], dryRun: Bool = false) throws -> DynamicWriteResult {
         let table = try table(named: id.entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: false)
         return try writeTransaction(dryRun: dryRun) {
-            let before = try existingObject(id)
+            // A stored value that does not fit its type can be overwritten
+            // (that is how an operator repairs it); one the edit leaves alone
+            // still fails the edit, since the checks below would read it.
+            guard let before = try object(id, toleratingUnreadable: true) else { throw DynamicStoreError.objectNotFound(id) }
+            if let kept = before.unreadable.filter({ resolved.values[$0.key] == nil }).min(by: { $0.key < $1.key }) {
+                throw ModelStoreError.invalidValue(
+                    entity: table.name, property: kept.key, row: id.key,
+                    reason: kept.value.reason + "; give \(kept.key) a value in the same edit to overwrite it", path: path)
+            }
             try writeAttributes(resolved, table: table, key: id.key, current: before)
             history.record(.update, entity: table.name, row: id.key, properties: Self.propertyNames(of: edits, in: table))
             var changes = InverseChanges()

@@ -111,10 +111,23 @@ package enum ValueJSON {
         return result + "\""
     }
 
+    /// The key of the object that an export writes in place of a stored
+    /// value that could not be read as its type:
+    /// `{"$unreadable":{"problem":…,"stored":…}}`. Reading one back fails,
+    /// so that an import never takes the marker for a value.
+    package static let unreadableMarker = "$unreadable"
+
     /// Reads an export value as an attribute of `kind`; nil with the reason
     /// when it has another type. `null` is handled by the caller.
     package static func value(_ json: ExchangeJSON, as kind: ValueKind) -> Result<DynamicValue, ValueCodingFailure> {
         do throws(ValueCodingFailure) {
+            if case .object(let members) = json, members.count == 1, let marked = members[unreadableMarker] {
+                var problem = ""
+                if case .object(let details) = marked, case .string(let text)? = details["problem"] { problem = ": " + text }
+                throw ValueCodingFailure(
+                    "the export marks this value as unreadable in the store it came from\(problem); "
+                        + "repair it there (store-tool set) or put a value in the file")
+            }
             switch (kind, json) {
             case (.bool, .bool(let value)): return .success(.bool(value))
             case (_, .int(let value)) where ValueText.isInteger(kind):

@@ -64,14 +64,19 @@ struct Export: ParsableCommand {
         let sink = Output(fileDescriptor: descriptor)
         // Progress only when the rows do not go to the terminal too.
         let progress = ProgressLine(whenOutputIsTerminal: showsProgress)
+        // Stored values that do not fit their types are exported as
+        // `$unreadable` markers (which an import refuses), and counted.
+        var unreadable = 0
         switch format {
-        case .json: try exportJSON(store, selected, sink, progress)
+        case .json: unreadable = try exportJSON(store, selected, sink, progress)
         case .jsonl:
             let entity = selected[0]
             let total = try store.count(entity.name)
             var done = 0
-            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+            var query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true)
+            query.toleratesUnreadableValues = true
             try store.forEach(query) { object in
+                unreadable += object.unreadable.count
                 sink.line(DynamicExchange.record(object, entity: entity))
                 done += 1
                 progress.update("export: \(entity.name)", done, total: total)
@@ -82,22 +87,31 @@ struct Export: ParsableCommand {
             var done = 0
             let fields = entity.attributes.map(\.name) + entity.relationships.filter { !$0.isToMany }.map(\.name)
             let writer = ObjectWriter(format: .csv, fields: fields, output: sink)
-            try store.forEach(DynamicQuery(entity: entity.name, sort: ["id"])) { object in
+            var query = DynamicQuery(entity: entity.name, sort: ["id"])
+            query.toleratesUnreadableValues = true
+            try store.forEach(query) { object in
                 writer.write(object)
                 done += 1
                 progress.update("export: \(entity.name)", done, total: total)
             }
             writer.finish()
+            unreadable = writer.unreadableCount
         }
         sink.flush()
         progress.finish()
         if let failure = sink.failure {
             throw OutputFile.cannotWrite(output ?? "standard output", failure)
         }
+        if unreadable > 0 { Terminal.note(UnreadableText.note(unreadable)) }
     }
 
     /// The schema record, then every object of each entity, streamed.
-    private func exportJSON(_ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output, _ progress: ProgressLine) throws {
+    /// Returns how many stored values did not fit their types (exported as
+    /// `$unreadable` markers).
+    private func exportJSON(
+        _ store: DynamicStore, _ entities: [Schema.Entity], _ sink: Output, _ progress: ProgressLine
+    ) throws -> Int {
+        var unreadable = 0
         sink.line(try DynamicExchange.header(schema: store.schema))
         for (index, entity) in entities.enumerated() {
             sink.line((index == 0 ? "" : ",") + ValueJSON.quote(entity.name) + ":[")
@@ -105,8 +119,10 @@ struct Export: ParsableCommand {
             var done = 0
             let total = try store.count(entity.name)
             // Each row once, under its own entity: import writes it back there.
-            let query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true, includesSubentities: false)
+            var query = DynamicQuery(entity: entity.name, sort: ["id"], includesToManyMembers: true, includesSubentities: false)
+            query.toleratesUnreadableValues = true
             try store.forEach(query) { object in
+                unreadable += object.unreadable.count
                 sink.line((first ? "" : ",") + DynamicExchange.record(object, entity: entity))
                 first = false
                 done += 1
@@ -115,6 +131,7 @@ struct Export: ParsableCommand {
             sink.line("]")
         }
         sink.line("}}")
+        return unreadable
     }
 }
 

@@ -28,8 +28,9 @@ struct List: ParsableCommand {
             let store = try options.open()
             let entity = try store.entity(named: self.entity)
             let fields = try selectedFields(fields, of: entity, in: store)
-            let query = DynamicQuery(
+            var query = DynamicQuery(
                 entity: entity.name, filter: filter, sort: sort.map(splitList) ?? [], limit: limit, offset: offset)
+            query.toleratesUnreadableValues = true
             let output = Output()
             let writer = ObjectWriter(format: OutputFormat.resolved(format), fields: fields, output: output)
             // Progress when the rows go to a file or a pipe and stderr is a terminal.
@@ -44,6 +45,7 @@ struct List: ParsableCommand {
             }
             writer.finish()
             progress.finish()
+            if writer.unreadableCount > 0 { Terminal.note(UnreadableText.note(writer.unreadableCount)) }
         }
     }
 }
@@ -86,52 +88,61 @@ struct Show: ParsableCommand {
         try reporting {
             let store = try options.open()
             let id = try store.objectID(object)
-            let root = try store.existingObject(id)
+            guard let root = try store.object(id, toleratingUnreadable: true) else { throw DynamicStoreError.objectNotFound(id) }
             let output = Output()
+            var walk = Walk()
             if OutputFormat.resolved(format) == .table {
-                var shown: Set<ObjectID> = []
-                try printTree(root, store: store, depth: depth, indent: "", shown: &shown, output: output)
+                try printTree(root, store: store, depth: depth, indent: "", walk: &walk, output: output)
             } else {
-                var shown: Set<ObjectID> = []
-                output.line(try jsonTree(root, store: store, depth: depth, shown: &shown))
+                output.line(try jsonTree(root, store: store, depth: depth, walk: &walk))
             }
             output.flush()
+            if walk.unreadable > 0 { Terminal.note(UnreadableText.note(walk.unreadable)) }
         }
     }
 
+    /// What a walk of the relationships has met: the objects shown (each
+    /// once), and the stored values that did not fit their types.
+    private struct Walk {
+        var shown: Set<ObjectID> = []
+        var unreadable = 0
+    }
+
     private func printTree(
-        _ object: DynamicObject, store: DynamicStore, depth: Int, indent: String, shown: inout Set<ObjectID>, output: Output
+        _ object: DynamicObject, store: DynamicStore, depth: Int, indent: String, walk: inout Walk, output: Output
     ) throws {
-        shown.insert(object.id)
+        walk.shown.insert(object.id)
+        walk.unreadable += object.unreadable.count
         let entity = try store.entity(named: object.id.entity)
         output.line(indent + object.id.description)
         let names = store.fieldNames(entity)
         let width = names.map(\.count).max() ?? 0
         for name in names {
             let value = object[name] ?? .null
-            output.line(indent + "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + ValueText.format(value))
+            output.line(indent + "  " + name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + ObjectWriter.text(object, name))
             guard depth > 0 else { continue }
-            for related in relatedIDs(value) where !shown.contains(related) {
-                guard let child = try store.object(related) else { continue }
-                try printTree(child, store: store, depth: depth - 1, indent: indent + "    ", shown: &shown, output: output)
+            for related in relatedIDs(value) where !walk.shown.contains(related) {
+                guard let child = try store.object(related, toleratingUnreadable: true) else { continue }
+                try printTree(child, store: store, depth: depth - 1, indent: indent + "    ", walk: &walk, output: output)
             }
         }
     }
 
-    private func jsonTree(_ object: DynamicObject, store: DynamicStore, depth: Int, shown: inout Set<ObjectID>) throws -> String {
-        shown.insert(object.id)
+    private func jsonTree(_ object: DynamicObject, store: DynamicStore, depth: Int, walk: inout Walk) throws -> String {
+        walk.shown.insert(object.id)
+        walk.unreadable += object.unreadable.count
         let entity = try store.entity(named: object.id.entity)
         var parts = ["\"id\":" + JSONText.string(object.id.description)]
         for name in store.fieldNames(entity) {
             let value = object[name] ?? .null
-            var text = JSONText.value(value)
+            var text = object.unreadable[name].map(UnreadableText.json) ?? JSONText.value(value)
             if depth > 0 {
                 let ids = relatedIDs(value)
                 if !ids.isEmpty {
                     var children: [String] = []
                     for related in ids {
-                        if !shown.contains(related), let child = try store.object(related) {
-                            children.append(try jsonTree(child, store: store, depth: depth - 1, shown: &shown))
+                        if !walk.shown.contains(related), let child = try store.object(related, toleratingUnreadable: true) {
+                            children.append(try jsonTree(child, store: store, depth: depth - 1, walk: &walk))
                         } else {
                             children.append(JSONText.string(related.description))
                         }

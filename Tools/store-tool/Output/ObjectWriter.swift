@@ -9,6 +9,9 @@ final class ObjectWriter {
     private let fields: [String]
     private let output: Output
     private var count = 0
+    /// How many stored values that do not fit their types were shown (as
+    /// `UnreadableText`); the command notes it on stderr.
+    private(set) var unreadableCount = 0
     private var pending: [[String]] = []
     private var widths: [Int]?
     /// How many rows a table measures before it starts printing.
@@ -30,6 +33,7 @@ final class ObjectWriter {
     /// Prints (or, for a table's first rows, holds) one object.
     func write(_ object: DynamicObject) {
         defer { count += 1 }
+        unreadableCount += fields.filter { object.unreadable[$0] != nil }.count
         switch format {
         case .jsonl:
             output.line(JSONText.object(object, fields: fields))
@@ -39,7 +43,7 @@ final class ObjectWriter {
             if count == 0 { output.line(header.map(csvField).joined(separator: ",")) }
             let row = [object.id.description] + fields.map { field -> String in
                 if case .count(let count)? = object[field] { return String(count) }
-                return ValueText.format(object[field] ?? .null)
+                return Self.text(object, field)
             }
             output.line(row.map(csvField).joined(separator: ","))
         case .table:
@@ -67,7 +71,14 @@ final class ObjectWriter {
     }
 
     private func cells(_ object: DynamicObject) -> [String] {
-        [object.id.description] + fields.map { ValueText.format(object[$0] ?? .null) }
+        [object.id.description] + fields.map { Self.text(object, $0) }
+    }
+
+    /// A field's value as text; a stored value that does not fit its type
+    /// shown as bad (`UnreadableText`).
+    static func text(_ object: DynamicObject, _ field: String) -> String {
+        if let unreadable = object.unreadable[field] { return UnreadableText.cell(unreadable) }
+        return ValueText.format(object[field] ?? .null)
     }
 
     private func startTable() {

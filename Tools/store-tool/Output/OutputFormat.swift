@@ -54,7 +54,7 @@ enum JSONText {
     static func object(_ object: DynamicObject, fields: [String]) -> String {
         var parts = ["\"id\":" + string(object.id.description)]
         for field in fields {
-            parts.append(string(field) + ":" + value(object[field] ?? .null))
+            parts.append(string(field) + ":" + (object.unreadable[field].map(UnreadableText.json) ?? value(object[field] ?? .null)))
         }
         return "{" + parts.joined(separator: ",") + "}"
     }
