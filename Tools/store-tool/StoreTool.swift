@@ -15,7 +15,7 @@ struct StoreTool: ParsableCommand {
             one transaction and takes --dry-run. Output formats: table (the default on a terminal), \
             json, jsonl (the default when piped), csv.
 
-            Exit codes: 0 success, 1 check found problems, 2 bad input, 3 object not found, \
+            Exit codes: 0 success, 1 check found problems (or repair left some), 2 bad input, 3 object not found, \
             4 cannot open the store (a write: the file or its folder is not writable), 5 newer store format, 6 store locked, 7 refused by the store's \
             rules, 8 other failure, 9 cannot write the output file, 64 command-line usage (also a \
             number out of its option's range).
@@ -29,7 +29,7 @@ struct StoreTool: ParsableCommand {
         version: StoreTool.version,
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
-            Export.self, Import.self, Check.self, SQL.self, Backup.self, Migrate.self, Snapshots.self,
+            Export.self, Import.self, Check.self, Repair.self, SQL.self, Backup.self, Migrate.self, Snapshots.self,
             History.self,
         ])
 }

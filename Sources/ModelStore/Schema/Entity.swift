@@ -10,7 +10,7 @@ public let primaryKeyColumn = "_pk"
 /// since is a conflict instead of a lost update (see
 /// ModelContext+Conflicts.swift). Not a property: schemas may not use the
 /// name, and tools do not show it.
-let rowVersionColumn = "_version"
+package let rowVersionColumn = "_version"
 
 /// The version every insert gives a new row: 2, not 1, because SQLite
 /// stores the integers 0 and 1 in no bytes and 2…127 in one. A row that
