@@ -112,8 +112,10 @@ extension DynamicStore {
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction (the library's),
     /// commits it, or rolls it back for a dry run after checking foreign
-    /// keys as the commit would.
-    func writeTransaction<T>(dryRun: Bool, _ body: () throws -> T) throws -> T {
+    /// keys as the commit would. `checksForeignKeys: false` skips that
+    /// check for work that cannot add a dangling key (repairs), since
+    /// `foreign_key_check` also reports the ones that were there before.
+    func writeTransaction<T>(dryRun: Bool, checksForeignKeys: Bool = true, _ body: () throws -> T) throws -> T {
         guard !isReadOnly else { throw ModelStoreError.readOnlyStore(path: path) }
         var outcome: T?
         history = HistoryRecorder()
@@ -129,7 +131,7 @@ extension DynamicStore {
                 outcome = result
                 if dryRun {
                     let check = try connection.prepare("PRAGMA foreign_key_check")
-                    if try check.step() { throw ModelStoreError.danglingReference(path: path) }
+                    if checksForeignKeys, try check.step() { throw ModelStoreError.danglingReference(path: path) }
                     throw DryRunRollback()
                 }
             }

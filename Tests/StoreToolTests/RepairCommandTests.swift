@@ -59,3 +59,47 @@ struct RepairCommandTests {
         #expect(clean.stdout == "no fixes\n")
     }
 }
+
+/// A ticket must have a holder: a dangling `holder` is a problem repair leaves.
+@Model final class RepairTicket {
+    var code: String
+    var notes: [String]?
+    var holder: RepairHolder
+    init(code: String, holder: RepairHolder) {
+        self.code = code
+        self.holder = holder
+    }
+}
+
+@Model final class RepairHolder {
+    var name: String
+    @Relationship(inverse: \RepairTicket.holder) var tickets: [RepairTicket] = []
+    init(name: String) { self.name = name }
+}
+
+@Suite("store-tool: repair beside a problem it leaves")
+struct RepairLeavesTests {
+    @Test("a dry run with a required to-one left dangling runs the other fixes and writes nothing")
+    func dryRunBesideADanglingRequiredLink() throws {
+        let folder = testRoot.appending(path: UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let store = folder.appending(path: "tickets.store")
+        let context = ModelContext(try ModelContainer(for: RepairTicket.self, RepairHolder.self, configurations: ModelConfiguration(url: store)))
+        context.insert(RepairTicket(code: "T1", holder: RepairHolder(name: "Ana")))
+        try context.save()
+        let connection = try Connection(location: store.path(percentEncoded: false), mode: .readWrite)
+        try connection.execute("PRAGMA foreign_keys = OFF")
+        try connection.execute("DELETE FROM RepairHolder")
+        try connection.execute("UPDATE RepairTicket SET notes = '[' WHERE code = 'T1'")
+        let path = store.path(percentEncoded: false)
+        let run = try Fixture.runTool(["repair", path, "--dry-run"])
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stdout.contains("RepairTicket:1.notes: set to nil"))
+        #expect(run.stdout.contains("holder is not optional"))
+        #expect(run.stdout.contains("dry run: nothing was written"))
+        // The test's own connections keep the WAL open, so the file's bytes
+        // are no witness: the row is.
+        let row = try connection.prepare("SELECT notes FROM RepairTicket WHERE code = 'T1'")
+        #expect(try row.step() && row.string(at: 0) == "[")
+    }
+}
