@@ -13,6 +13,18 @@ enum Dataset {
     static func created(_ i: Int) -> Double { 1_700_000_000 + Double(i) }
     static func flag(_ i: Int) -> Bool { i % 3 == 0 }
 
+    /// Rows 1...count as an app's input: values made before a workload's
+    /// timed part, as data that arrives from elsewhere, so that the timed
+    /// part of every contender does only its own work with them.
+    static func input(rows count: Int) -> [InputRow] {
+        (0..<count).map { index in
+            let i = index + 1
+            return InputRow(
+                number: number(i), name: name(i), score: score(i), rank: rank(i),
+                created: Date(timeIntervalSince1970: created(i)), flag: flag(i))
+        }
+    }
+
     /// One row's contribution to a checksum.
     @inline(__always)
     static func checksum(number: Int, name: String, score: Double, rank: Int, created: Double, flag: Bool) -> Int {
@@ -47,4 +59,15 @@ enum Dataset {
     static func checksum(rows: Int) -> Int {
         (0..<rows).reduce(0) { $0 &+ checksum(row: $1 + 1) }
     }
+}
+
+/// One row of input data (see `Dataset.input(rows:)`): plain values, no
+/// object of any contender.
+struct InputRow {
+    let number: Int
+    let name: String
+    let score: Double
+    let rank: Int
+    let created: Date
+    let flag: Bool
 }

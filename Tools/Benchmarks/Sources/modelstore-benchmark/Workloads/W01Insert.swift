@@ -3,7 +3,13 @@ import Foundation
 import GRDB
 import ModelStore
 
-/// 1. Insert N new objects and save, in one transaction.
+/// 1. Insert N new objects and save, in one transaction. Every contender
+/// starts from the same input rows, made before its timed part
+/// (`Dataset.input(rows:)`): ModelStore makes a model object of each and
+/// saves; raw C binds each row's values and steps (it keeps no objects,
+/// which the workload does not need); GRDB's Statement API executes a
+/// cached statement with each row's values as arguments; GRDB's record API
+/// makes a record of each and inserts it.
 struct InsertWorkload: Workload {
     let number = 1
     let title = "Insert N objects and save"
@@ -14,16 +20,16 @@ struct InsertWorkload: Workload {
         let check = { (scratch: Scratch) in
             try Fixture.expectContents(path: scratch.storePath, rows: n, checksum: Dataset.checksum(rows: n))
         }
+        let rows = Dataset.input(rows: n)
         return [
             Case(contender: .modelStore) { scratch in
                 let context = ModelContext(try Fixture.itemStore(scratch, rows: 0))
                 _ = try context.fetchCount(FetchDescriptor<Item>())  // opens the context's connection
                 return Trial(run: {
-                    for i in 1...n {
+                    for row in rows {
                         context.insert(Item(
-                            number: Dataset.number(i), name: Dataset.name(i), score: Dataset.score(i),
-                            rank: Dataset.rank(i), created: Date(timeIntervalSince1970: Dataset.created(i)),
-                            flag: Dataset.flag(i)))
+                            number: row.number, name: row.name, score: row.score, rank: row.rank,
+                            created: row.created, flag: row.flag))
                     }
                     try context.save()
                 }, check: { try check(scratch) })
@@ -35,20 +41,15 @@ struct InsertWorkload: Workload {
                     let statement = try db.prepare(Fixture.insertSQL)
                     defer { sqlite3_finalize(statement) }
                     try db.begin(immediate: true)
-                    for i in 1...n {
-                        let item = PlainItem(
-                            id: 0, number: Dataset.number(i), name: Dataset.name(i), score: Dataset.score(i),
-                            rank: Dataset.rank(i), created: Date(timeIntervalSince1970: Dataset.created(i)),
-                            flag: Dataset.flag(i))
-                        sqlite3_bind_int64(statement, 1, Int64(item.number))
-                        sqlite3_bind_text(statement, 2, item.name, -1, SQLITE_TRANSIENT_DESTRUCTOR)
-                        sqlite3_bind_double(statement, 3, item.score)
-                        sqlite3_bind_int64(statement, 4, Int64(item.rank))
-                        sqlite3_bind_double(statement, 5, item.created.timeIntervalSince1970)
-                        sqlite3_bind_int64(statement, 6, item.flag ? 1 : 0)
+                    for row in rows {
+                        sqlite3_bind_int64(statement, 1, Int64(row.number))
+                        sqlite3_bind_text(statement, 2, row.name, -1, SQLITE_TRANSIENT_DESTRUCTOR)
+                        sqlite3_bind_double(statement, 3, row.score)
+                        sqlite3_bind_int64(statement, 4, Int64(row.rank))
+                        sqlite3_bind_double(statement, 5, row.created.timeIntervalSince1970)
+                        sqlite3_bind_int64(statement, 6, row.flag ? 1 : 0)
                         try db.check(sqlite3_step(statement), "insert")
                         sqlite3_reset(statement)
-                        item.id = sqlite3_last_insert_rowid(db.handle)
                     }
                     try db.commit()
                 }, check: { try check(scratch) })
@@ -59,10 +60,9 @@ struct InsertWorkload: Workload {
                 return Trial(run: {
                     try queue.write { db in
                         let statement = try db.cachedStatement(sql: Fixture.insertSQL)
-                        for i in 1...n {
+                        for row in rows {
                             try statement.execute(arguments: [
-                                Dataset.number(i), Dataset.name(i), Dataset.score(i), Dataset.rank(i),
-                                Dataset.created(i), Dataset.flag(i),
+                                row.number, row.name, row.score, row.rank, row.created.timeIntervalSince1970, row.flag,
                             ])
                         }
                     }
@@ -73,11 +73,10 @@ struct InsertWorkload: Workload {
                 let queue = try openGRDB(path: scratch.storePath)
                 return Trial(run: {
                     try queue.write { db in
-                        for i in 1...n {
+                        for row in rows {
                             try ItemRecord(
-                                number: Dataset.number(i), name: Dataset.name(i), score: Dataset.score(i),
-                                rank: Dataset.rank(i), created: Date(timeIntervalSince1970: Dataset.created(i)),
-                                flag: Dataset.flag(i)
+                                number: row.number, name: row.name, score: row.score, rank: row.rank,
+                                created: row.created, flag: row.flag
                             ).insert(db)
                         }
                     }
