@@ -61,8 +61,12 @@ final class ChangeCoordinator: Sendable {
     }
 
     private struct Watch {
-        /// Opened by the first context that registers.
+        /// The store's bootstrap connection, handed over when the store was
+        /// opened (see `adoptWatcher`), or opened by the first context that
+        /// registers.
         var watcher: Connection?
+        /// Whether the first context registered and set the baseline.
+        var isStarted = false
         /// The watcher's data_version up to which every commit is accounted for.
         var attributed: Int64?
         /// `attributed` when a local commit read it inside its transaction,
@@ -86,6 +90,7 @@ final class ChangeCoordinator: Sendable {
         /// watcher's data_version and the latest history token, in one
         /// snapshot.
         mutating func start(_ store: Store) {
+            isStarted = true
             do {
                 let connection = try watcher ?? store.openConnection()
                 watcher = connection
@@ -126,6 +131,20 @@ final class ChangeCoordinator: Sendable {
     /// How many times a commit of another process was noticed.
     var foreignGeneration: Int { foreignCommits.load(ordering: .acquiring) }
 
+    /// Keeps the connection that opened and checked the store as the
+    /// watcher, so that the first context does not open one more: opening a
+    /// connection maps the file's shared memory and parses its schema, a
+    /// large part of opening a container. The watcher only reads, and its
+    /// baseline is set when the first context registers, not here. A
+    /// connection left inside a transaction or a statement would read an old
+    /// snapshot, so it is not adopted (the first context opens a watcher).
+    func adoptWatcher(_ connection: Connection) {
+        guard connection.isIdle else { return }
+        watch.withLock { watch in
+            if watch.watcher == nil && !watch.isStarted { watch.watcher = connection }
+        }
+    }
+
     // MARK: Contexts
 
     /// Registers a context's inbox; held weakly. For a watched store, opens
@@ -137,7 +156,7 @@ final class ChangeCoordinator: Sendable {
         }
         guard watching else { return nil }
         watch.withLock { watch in
-            guard watch.watcher == nil else { return }
+            guard !watch.isStarted else { return }
             // What is in the store now is the baseline: no context has
             // read anything yet that a commit before it could make stale.
             watch.start(store)

@@ -87,6 +87,7 @@ package final class Store: Sendable {
         // A writable store was upgraded to the current format by opening.
         let versionSelect: VersionSelect = outcome.formatVersion >= 3 ? .column : .absent
         (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration, versionSelect)])
+        if isWatchedForOtherProcesses { changeCoordinator.adoptWatcher(connection) }
     }
 
     /// Opens (or creates) the stores of several configurations, each

@@ -206,6 +206,19 @@ package final class Connection {
     /// True outside any transaction (SQLite's autocommit mode).
     var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
+    /// True when no statement of the connection is between its first step
+    /// and its reset: such a statement keeps a read transaction open even
+    /// in autocommit mode, pinning the connection to an old snapshot.
+    var isIdle: Bool {
+        guard isAutocommit else { return false }
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { return false }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        return true
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in one `BEGIN IMMEDIATE` transaction: commits when it
