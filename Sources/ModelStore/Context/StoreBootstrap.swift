@@ -169,8 +169,14 @@ package struct StoreBootstrap {
     /// - Throws: `ModelStoreError.cannotOpen` when the schema cannot be read.
     static func foreignObjects(connection: Connection, record: Record, path: String) throws -> [ForeignSchemaObject] {
         do {
-            let resolved = record.matchesExpected ? record.schema : try record.schema.resolvingRelationships()
-            return try SchemaAudit(schema: resolved).foreignObjects(in: connection)
+            guard case .text(let recordText)? = record.metadata[MetadataKey.schema] else {
+                let resolved = record.matchesExpected ? record.schema : try record.schema.resolvingRelationships()
+                return try SchemaAudit(schema: resolved).foreignObjects(in: connection)
+            }
+            return try SchemaAudit.foreignObjects(
+                recordText: recordText,
+                schema: { record.matchesExpected ? record.schema : try record.schema.resolvingRelationships() },
+                in: connection)
         } catch let error as SQLiteError {
             throw ModelStoreError.cannotOpen(path: path, reason: "its schema cannot be read: \(error.message)")
         }
@@ -215,6 +221,20 @@ package struct StoreBootstrap {
         package var matchesExpected = false
     }
 
+    /// True when the two texts are the same bytes (not merely canonically
+    /// equivalent, as `==` on strings asks): a record's text is compared
+    /// with the app's byte for byte. One `memcmp` for native strings.
+    private static func sameBytes(_ left: String, _ right: String) -> Bool {
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in
+            right.withUTF8 { rightBytes in
+                leftBytes.count == rightBytes.count
+                    && (leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0)
+            }
+        }
+    }
+
     /// Reads the metadata of an existing store; used to open a store with
     /// the schema it records (store-tool) as well as to check one.
     /// - Throws: `ModelStoreError.notAModelStore` or `.newerFormat`.
@@ -239,7 +259,7 @@ package struct StoreBootstrap {
         guard case .text(let record)? = metadata[MetadataKey.schema] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no schema record")
         }
-        if let expected, let canonical = try? expected.canonicalRecord(), record.utf8.elementsEqual(canonical.text.utf8) {
+        if let expected, let canonical = try? expected.canonicalRecord(), sameBytes(record, canonical.text) {
             return Record(
                 formatVersion: Int(format), identifier: identifier, schema: canonical.schema, metadata: metadata,
                 matchesExpected: true)

@@ -78,7 +78,9 @@ package final class EntityTable: Sendable {
         self.hierarchy = hierarchy
         tableName = hierarchy?.tableName ?? entity.name
         polymorphicEntities = (hierarchy?.members.count ?? 0) > 1 ? hierarchy?.members.map(\.name) ?? [] : []
-        let width = hierarchy?.members.map(\.slots.count).max() ?? entity.slots.count
+        // `Entity.slots` is computed: read it once.
+        let slots = entity.slots
+        let width = hierarchy?.members.map(\.slots.count).max() ?? slots.count
         versionColumn = Int32(width + 1)
         entityColumnIndex = Int32(width + 2)
         self.entity = entity
@@ -86,7 +88,6 @@ package final class EntityTable: Sendable {
         self.storeIdentifier = storeIdentifier
         self.storePath = storePath
         self.storeAllowsSave = storeAllowsSave
-        let slots = entity.slots
         self.slots = slots
         let columnOrdinals = slots.indices.filter { slots[$0].column != nil }
         self.columnOrdinals = columnOrdinals

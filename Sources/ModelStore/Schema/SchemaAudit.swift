@@ -78,13 +78,50 @@ struct SchemaAudit {
     /// make, in `sqlite_schema` order; empty for a store as ModelStore left it.
     /// - Throws: `SQLiteError` when the schema cannot be read.
     func foreignObjects(in connection: Connection) throws(SQLiteError) -> [ForeignSchemaObject] {
+        try foreignObjects(among: Self.schemaObjects(connection), connection)
+    }
+
+    /// Every object of `connection`'s main database that ModelStore did not
+    /// make, for the schema whose record text is `recordText` (`schema`
+    /// makes it, only when needed), as `foreignObjects(in:)`.
+    ///
+    /// What the audit finds is a pure function of the record and of the
+    /// file's `sqlite_schema` rows: every column, default, foreign key and
+    /// index shape it asks SQLite about follows from an object's SQL text.
+    /// So the answer for a (record, rows) pair is remembered for the
+    /// process, and a container that opens the same store again reads only
+    /// `sqlite_schema`.
+    /// - Throws: `SQLiteError` when the schema cannot be read; what `schema`
+    ///   throws.
+    static func foreignObjects(
+        recordText: String, schema: () throws -> Schema, in connection: Connection
+    ) throws -> [ForeignSchemaObject] {
+        let key = RememberedAudits.Key(recordText: recordText, objects: try schemaObjects(connection))
+        if let found = RememberedAudits.shared.withLock({ $0[key] }) { return found }
+        let found = try SchemaAudit(schema: try schema()).foreignObjects(among: key.objects, connection)
+        RememberedAudits.shared.withLock { audits in
+            // Invariant: at most `limit` entries; a process that audits more
+            // files or schemas than that starts over.
+            if audits.count >= RememberedAudits.limit { audits.removeAll() }
+            audits[key] = found
+        }
+        return found
+    }
+
+    /// The rows of `sqlite_schema`, in its order.
+    private static func schemaObjects(_ connection: Connection) throws(SQLiteError) -> [SchemaObjectRow] {
         let statement = try connection.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema")
-        var objects: [(type: String, name: String, table: String, sql: String?)] = []
+        var objects: [SchemaObjectRow] = []
         while try statement.step() {
             objects.append(
-                (statement.string(at: 0), statement.string(at: 1), statement.string(at: 2),
-                 statement.isNull(at: 3) ? nil : statement.string(at: 3)))
+                SchemaObjectRow(
+                    type: statement.string(at: 0), name: statement.string(at: 1), table: statement.string(at: 2),
+                    sql: statement.isNull(at: 3) ? nil : statement.string(at: 3)))
         }
+        return objects
+    }
+
+    private func foreignObjects(among objects: [SchemaObjectRow], _ connection: Connection) throws(SQLiteError) -> [ForeignSchemaObject] {
         var found: [ForeignSchemaObject] = []
         for object in objects {
             let name = object.name.lowercased()
@@ -254,4 +291,24 @@ enum SQLWords {
     private static func uppercased(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
     }
+}
+
+/// One row of `sqlite_schema`.
+private struct SchemaObjectRow: Hashable {
+    let type: String
+    let name: String
+    let table: String
+    let sql: String?
+}
+
+/// The audits of this process (see `SchemaAudit.foreignObjects(recordText:schema:in:)`).
+private enum RememberedAudits {
+    struct Key: Hashable {
+        let recordText: String
+        let objects: [SchemaObjectRow]
+    }
+
+    /// Enough for the stores an app opens; more start the memory over.
+    static let limit = 16
+    static let shared = Locked<[Key: [ForeignSchemaObject]]>([:])
 }

@@ -51,6 +51,24 @@ struct HostileFileTests {
         #expect(try bytes(url) == before)
     }
 
+    /// The audit's answer is remembered per record and `sqlite_schema`
+    /// rows for the process (SchemaAudit.swift): an object added to a file
+    /// that already passed must change the answer.
+    @Test("each attack on a file that opened cleanly before is refused at the next open", arguments: ForeignObjectAttack.all)
+    func attackAfterCleanOpenIsRefused(_ attack: ForeignObjectAttack) throws {
+        let directory = try TemporaryDirectory()
+        let url = try HostileFile.baseStore(in: directory)
+        _ = try HostileFile.container(url)
+        _ = try HostileFile.container(url)
+        try attack.apply(url)
+        #expect {
+            _ = try HostileFile.container(url)
+        } throws: { error in
+            guard case ModelStoreError.foreignSchemaObjects(_, let objects) = error else { return false }
+            return objects.contains { matches($0, attack.expected) }
+        }
+    }
+
     @Test("a trigger planted while the app runs never fires on its saves")
     func triggerPlantedAfterOpenDoesNotRun() throws {
         let directory = try TemporaryDirectory()
