@@ -43,3 +43,18 @@ extension Schema.Attribute {
         }
     }
 }
+
+extension Schema {
+    /// The Codable attributes whose values' structure is not known (see
+    /// `Schema.Attribute.unknownStructureNote`), each once: an inherited
+    /// attribute under the entity that declares it, not under every
+    /// subentity that lists it too.
+    package var attributesOfUnknownStructure: [(entity: String, attribute: Schema.Attribute)] {
+        entities.flatMap { entity in
+            let superentity = entity.superentityName.flatMap { self.entity(named: $0) }
+            return entity.attributes.filter { attribute in
+                attribute.unknownStructureNote != nil && superentity?.attribute(named: attribute.name) == nil
+            }.map { (entity.name, $0) }
+        }
+    }
+}

@@ -154,6 +154,27 @@ struct ValueShapeTests {
         #expect(budget.valueProblem(.null) == nil)
         #expect(budget.valueProblem(.json(#"{"amount":"lots","currency":"EUR"}"#)) == #"budget.amount: expected a number, found the string "lots""#)
         #expect(stripped.entities[0].attribute(named: "budget")?.valueProblem(.json(#"{"amount":"lots"}"#)) == nil)
+        // A recorded structure that cannot be read (edited by hand, or from a
+        // newer ModelStore) is unknown, and said to be, never guessed at.
+        var unreadable = budget
+        unreadable.codableShape = #"{"tuple":["number"]}"#
+        #expect(unreadable.valueProblem(.json(#"{"amount":"lots"}"#)) == nil)
+        #expect(unreadable.unknownStructureNote?.hasPrefix("its recorded structure cannot be read") == true)
+    }
+
+    @Test("the attributes of unknown structure are listed once, an inherited one under the entity that declares it")
+    func unknownStructuresOnce() throws {
+        let plain = Schema.Attribute(name: "title", kind: .string, swiftType: "String", isOptional: false)
+        let notes = Schema.Attribute(name: "notes", kind: .codable, representation: .json, swiftType: "Notes", isOptional: true)
+        var known = notes
+        known.name = "budget"
+        known.codableShape = #"{"object":{"amount":"number"}}"#
+        let own = Schema.Attribute(name: "extra", kind: .codable, representation: .json, swiftType: "[Extra]", isOptional: false)
+        let schema = Schema(entities: [
+            Schema.Entity(name: "Animal", attributes: [plain, notes, known]),
+            Schema.Entity(name: "Dog", attributes: [plain, notes, known, own], superentityName: "Animal"),
+        ])
+        #expect(schema.attributesOfUnknownStructure.map { "\($0.entity).\($0.attribute.name)" } == ["Animal.notes", "Dog.extra"])
     }
 
     @Test("a store whose record predates structures opens read-only as it is, and records them at a writable open")

@@ -46,11 +46,8 @@ struct Check: ParsableCommand {
             output.flush()
             // Not a problem (the values may well be fine), but what check
             // could not look at must not pass for checked.
-            for entity in store.schema.entities {
-                for attribute in entity.attributes {
-                    guard let note = attribute.unknownStructureNote else { continue }
-                    Terminal.note("note: \(entity.name).\(attribute.name): \(note)")
-                }
+            for (entity, attribute) in store.schema.attributesOfUnknownStructure {
+                Terminal.note("note: \(entity).\(attribute.name): \(attribute.unknownStructureNote ?? "")")
             }
             if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound.rawValue) }
         }

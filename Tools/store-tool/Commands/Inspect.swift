@@ -41,9 +41,7 @@ struct Info: ParsableCommand {
                 : (migration.pending.isEmpty ? "none" : migration.pending.map(\.fileName).joined(separator: ", "))
             let changed = migration.changed.map { "\($0.fileName) \(Migrate.changedText($0))" }.joined(separator: ", ")
             // Codable attributes whose values are checked only as JSON.
-            let unrecordedStructures = store.schema.entities.flatMap { entity in
-                entity.attributes.filter { $0.unknownStructureNote != nil }.map { "\(entity.name).\($0.name)" }
-            }
+            let unrecordedStructures = store.schema.attributesOfUnknownStructure.map { "\($0.entity).\($0.attribute.name)" }
             let output = Output()
             if OutputFormat.resolved(format) == .table {
                 output.line("File:            \(store.path) (\(store.fileSize) bytes)")
