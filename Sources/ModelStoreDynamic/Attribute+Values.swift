@@ -2,9 +2,9 @@ import Foundation
 import ModelStore
 
 // What the schema record says about an attribute's values, applied by the
-// dynamic layer: an enum's cases limit the values `set`, `insert` and
-// `import` accept, and a constant default fills an insert that leaves the
-// attribute out.
+// dynamic layer: an enum's cases and a Codable type's structure limit the
+// values `set`, `insert` and `import` accept (and `check` finds stored), and
+// a constant default fills an insert that leaves the attribute out.
 
 extension Schema.Attribute {
     /// The Swift type's name as people write it: `TripStatus`, not
@@ -12,6 +12,14 @@ extension Schema.Attribute {
     package var typeName: String {
         if swiftType.hasPrefix("Optional<"), swiftType.hasSuffix(">") { return String(swiftType.dropFirst(9).dropLast()) }
         return swiftType
+    }
+
+    /// Why `value` is not a value the record allows for the attribute: not
+    /// one of its enum's cases (`caseProblem`), or JSON that does not fit its
+    /// Codable type's recorded structure (`shapeProblem`); nil when it is
+    /// allowed. What `set`, `insert`, `import` and `check` ask of a value.
+    package func valueProblem(_ value: DynamicValue) -> String? {
+        caseProblem(value) ?? shapeProblem(value)
     }
 
     /// Why `value` is not one of the enum's recorded cases, naming the value

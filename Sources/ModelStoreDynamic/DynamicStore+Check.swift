@@ -186,7 +186,7 @@ extension DynamicStore {
                 case .attribute(let attribute):
                     do {
                         let value = try DynamicValue.decode(attribute, from: statement, column: column)
-                        if let problem = attribute.caseProblem(value) {
+                        if let problem = attribute.valueProblem(value) {
                             problems.append(
                                 StoreProblem(
                                     .badValue, entity: table.name, object: object, property: attribute.name,

@@ -184,7 +184,7 @@ extension DynamicStore {
             }
             switch ValueJSON.value(json, as: attribute.kind) {
             case .success(let value):
-                if let reason = attribute.caseProblem(value) { problem(.badValue, name, reason) }
+                if let reason = attribute.valueProblem(value) { problem(.badValue, name, reason) }
                 values[name] = value
             case .failure(let failure): problem(.badValue, name, failure.reason)
             }

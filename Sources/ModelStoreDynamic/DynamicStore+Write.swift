@@ -178,7 +178,7 @@ extension DynamicStore {
                 } catch {
                     throw DynamicStoreError.unparsableValue(entity: entity.name, property: attribute.name, reason: error.reason)
                 }
-                if let problem = attribute.caseProblem(parsed) {
+                if let problem = attribute.valueProblem(parsed) {
                     throw DynamicStoreError.unparsableValue(entity: entity.name, property: attribute.name, reason: problem)
                 }
                 resolved.values[attribute.name] = parsed

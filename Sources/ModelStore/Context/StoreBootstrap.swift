@@ -183,7 +183,7 @@ package struct StoreBootstrap {
     }
 
     /// Brings what the record says about attribute values (enum cases,
-    /// constant defaults) up to the app's schema when only that differs: a
+    /// constant defaults, Codable structures) up to the app's schema when only that differs: a
     /// store written before ModelStore recorded them, or an app that changed
     /// a default. The tables, the fingerprint and the recorded version stay.
     ///
@@ -198,9 +198,11 @@ package struct StoreBootstrap {
             for (attributeIndex, attribute) in entity.attributes.enumerated() {
                 guard let app = appEntity.attribute(named: attribute.name),
                     app.enumCases != attribute.enumCases || app.defaultValue != attribute.defaultValue
+                        || app.codableShape != attribute.codableShape
                 else { continue }
                 refreshed.entities[entityIndex].attributes[attributeIndex].enumCases = app.enumCases
                 refreshed.entities[entityIndex].attributes[attributeIndex].defaultValue = app.defaultValue
+                refreshed.entities[entityIndex].attributes[attributeIndex].codableShape = app.codableShape
                 changed = true
             }
         }

@@ -202,12 +202,23 @@ extension Schema {
         ///
         /// Like `enumCases`, not part of the fingerprint or the differences.
         public var defaultValue: String?
+        /// The JSON structure a Codable attribute's type decodes from, as
+        /// compact JSON with sorted keys (`{"object":{"amount":"number"}}`),
+        /// derived from the type when the app builds its schema, so that
+        /// store-tool can refuse a value the app could not decode. Parts
+        /// whose structure could not be derived are `"any"`. Nil for other
+        /// attributes, when nothing could be derived, and in records written
+        /// before ModelStore recorded it: then the value's structure is
+        /// unknown and only its being JSON is checked.
+        ///
+        /// Like `enumCases`, not part of the fingerprint or the differences.
+        public var codableShape: String?
 
         /// Creates an attribute description.
         public init(
             name: String, kind: ValueKind, representation: ValueRepresentation = .primitive,
             swiftType: String, isOptional: Bool, options: [Option] = [], originalName: String? = nil,
-            enumCases: [String]? = nil, defaultValue: String? = nil
+            enumCases: [String]? = nil, defaultValue: String? = nil, codableShape: String? = nil
         ) {
             self.name = name
             self.kind = kind
@@ -218,14 +229,17 @@ extension Schema {
             self.originalName = originalName
             self.enumCases = enumCases
             self.defaultValue = defaultValue
+            self.codableShape = codableShape
         }
 
         /// The attribute without what describes its values rather than its
-        /// column (`enumCases`, `defaultValue`): what the fingerprint covers.
+        /// column (`enumCases`, `defaultValue`, `codableShape`): what the
+        /// fingerprint covers.
         var layout: Attribute {
             var copy = self
             copy.enumCases = nil
             copy.defaultValue = nil
+            copy.codableShape = nil
             return copy
         }
 

@@ -77,7 +77,8 @@ public struct PropertyMetadata: @unchecked Sendable {
         self.attribute = Schema.Attribute(
             name: name, kind: Coder.kind, representation: Coder.representation, swiftType: Coder.swiftTypeName,
             isOptional: Coder.isOptional, options: options, originalName: originalName, enumCases: Coder.enumCases,
-            defaultValue: isConstant ? defaultValue.flatMap { Coder.recordText($0()) } : nil)
+            defaultValue: isConstant ? defaultValue.flatMap { Coder.recordText($0()) } : nil,
+            codableShape: Coder.codableShape)
         self.accessor = KeyPathAccessor<Model, Coder.Value>(keyPath: keyPath)
         self.relationship = nil
         self.inverseKeyPath = nil

@@ -10,6 +10,9 @@ struct Check: ParsableCommand {
             With --format json, one JSON array of problems; with jsonl, one problem per line. Each problem \
             has kind, entity, object, property, line, suggestions and message (null where they do not apply).
 
+            A Codable attribute's stored JSON is checked against the structure its type decodes from, when \
+            the schema record holds it; for one whose structure is not recorded, a note on stderr says so.
+
             Examples:
               store-tool check trips.store && echo healthy
               store-tool check trips.store --format jsonl
@@ -41,6 +44,11 @@ struct Check: ParsableCommand {
                 if problems.isEmpty { output.line("ok: no problems found in \(store.path)") }
             }
             output.flush()
+            // Not a problem (the values may well be fine), but what check
+            // could not look at must not pass for checked.
+            for (entity, attribute) in store.schema.attributesOfUnknownStructure {
+                Terminal.note("note: \(entity).\(attribute.name): \(attribute.unknownStructureNote ?? "")")
+            }
             if !problems.isEmpty { throw ExitCode(ExitStatus.problemsFound.rawValue) }
         }
     }

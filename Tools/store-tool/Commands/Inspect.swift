@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import ModelStore
+import ModelStoreDynamic
 import ModelStoreScripts
 
 /// `info STORE`.
@@ -39,6 +40,8 @@ struct Info: ParsableCommand {
                 ? Migrate.unknownPending
                 : (migration.pending.isEmpty ? "none" : migration.pending.map(\.fileName).joined(separator: ", "))
             let changed = migration.changed.map { "\($0.fileName) \(Migrate.changedText($0))" }.joined(separator: ", ")
+            // Codable attributes whose values are checked only as JSON.
+            let unrecordedStructures = store.schema.attributesOfUnknownStructure.map { "\($0.entity).\($0.attribute.name)" }
             let output = Output()
             if OutputFormat.resolved(format) == .table {
                 output.line("File:            \(store.path) (\(store.fileSize) bytes)")
@@ -51,6 +54,9 @@ struct Info: ParsableCommand {
                 output.line("Last migration:  \(lastMigration)")
                 output.line("Pending scripts: \(pending)")
                 if !changed.isEmpty { output.line("Changed scripts: \(changed)") }
+                if !unrecordedStructures.isEmpty {
+                    output.line("JSON unchecked:  \(unrecordedStructures.joined(separator: ", ")) (structure not recorded)")
+                }
                 output.line("Entities:")
                 let width = counts.map(\.0.count).max() ?? 0
                 for (name, count) in counts {
@@ -66,6 +72,7 @@ struct Info: ParsableCommand {
                         + "\"immutable\":\(store.immutableReason.map(JSONText.string) ?? "null"),\"lastMigration\":\(JSONText.string(lastMigration)),"
                         + "\"pendingScripts\":\(JSONText.string(pending)),"
                         + "\"changedScripts\":[\(migration.changed.map { JSONText.string($0.fileName) }.joined(separator: ","))],"
+                        + "\"unrecordedStructures\":[\(unrecordedStructures.map(JSONText.string).joined(separator: ","))],"
                         + "\"entities\":[\(entities)]}")
             }
             output.flush()

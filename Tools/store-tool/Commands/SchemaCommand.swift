@@ -12,8 +12,9 @@ struct SchemaCommand: ParsableCommand {
             text lists each attribute with its Swift type, its kind and options, an enum's cases \
             (cases: planned | booked), the default an insert takes (default: planned) and a transformable \
             attribute's value transformer (transformable by MyApp.ColorTransformer: the column holds the \
-            transformer's data, shown and set as base64); json is the schema record itself (enumCases, \
-            defaultValue, transformerName).
+            transformer's data, shown and set as base64), and the JSON structure a Codable attribute's \
+            values must have (structure: {"object":{"amount":"number"}}, or structure not recorded); json is \
+            the schema record itself (enumCases, defaultValue, codableShape, transformerName).
 
             Examples:
               store-tool schema trips.store
@@ -66,6 +67,11 @@ struct SchemaCommand: ParsableCommand {
                 if let original = attribute.originalName { notes.append("was \(original)") }
                 if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
                 if let value = attribute.defaultValue { notes.append("default: " + value) }
+                if let shape = attribute.recordedShape {
+                    notes.append("structure: " + shape.recordText)
+                } else if attribute.kind == .codable {
+                    notes.append("structure not recorded")
+                }
                 output.line("  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
                     + typeText(attribute) + "  (" + notes.joined(separator: ", ") + ")")
             }

@@ -25,6 +25,9 @@ protocol ValueCoder: SendableMetatype {
     static func recordText(_ value: Value) -> String?
     /// The raw values of an enum's cases in text form; nil for other types.
     static var enumCases: [String]? { get }
+    /// The record form of the JSON structure a Codable type decodes from;
+    /// nil for types not stored as JSON, and when none could be derived.
+    static var codableShape: String? { get }
 }
 
 extension ValueCoder {
@@ -32,6 +35,7 @@ extension ValueCoder {
     static var swiftTypeName: String { String(describing: Value.self) }
     static var placeholder: Value? { nil }
     static var enumCases: [String]? { nil }
+    static var codableShape: String? { nil }
 }
 
 enum PrimitiveCoder<Value: ColumnValue>: ValueCoder {
@@ -124,6 +128,7 @@ enum JSONCoder<Value: Codable>: ValueCoder {
     }
 
     static func recordText(_ value: Value) -> String? { try? storedJSONText(value) }
+    static var codableShape: String? { ValueShape.recordText(of: Value.self) }
 }
 
 enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
@@ -146,6 +151,7 @@ enum OptionalJSONCoder<Wrapped: Codable>: ValueCoder {
         guard let value else { return nil }
         return JSONCoder<Wrapped>.recordText(value)
     }
+    static var codableShape: String? { JSONCoder<Wrapped>.codableShape }
 }
 
 // The coding itself lives in free generic functions, not in the coder types:
