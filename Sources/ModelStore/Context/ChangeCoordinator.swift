@@ -145,6 +145,9 @@ final class ChangeCoordinator: Sendable {
         }
     }
 
+    /// Whether the watcher connection is open (for tests).
+    var hasWatcher: Bool { watch.withLock { $0.watcher != nil } }
+
     // MARK: Contexts
 
     /// Registers a context's inbox; held weakly. For a watched store, opens
