@@ -106,7 +106,9 @@ let package = Package(
         ),
         .testTarget(
             name: "StoreToolTests",
-            dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"]
+            dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"],
+            // serve's browser test's driver, a Python script the test runs.
+            exclude: ["Browser"]
         ),
         // The library's own suites. They use no script, CLI or server
         // dependency, so that the sanitizer passes can build them alone
