@@ -59,6 +59,13 @@ final class ServeProcess {
         return process.terminationStatus
     }
 
+    /// Stops serve with SIGINT, as Ctrl-C does, and returns its exit status.
+    func interrupt() -> Int32 {
+        if process.isRunning { process.interrupt() }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     deinit { if process.isRunning { process.terminate() } }
 
     /// One response: status, headers and body as text.

@@ -178,6 +178,21 @@ struct ServeTests {
         #expect(try fixture.run("count", fixture.path, "Stop").stdout == "3\n")
     }
 
+    @Test("serve listens on 127.0.0.1 without a word; another --host is warned about; Ctrl-C ends it with 0; help shows an example")
+    func lifecycle() async throws {
+        let fixture = try Fixture()
+        let local = try ServeProcess(fixture.path, folder: fixture.folder)
+        #expect(try await local.page("/").status == 200)
+        #expect(local.interrupt() == 0)
+        #expect(local.stderr.isEmpty, "\(local.stderr)")
+        let open = try ServeProcess(fixture.path, ["--host", "0.0.0.0"], folder: fixture.folder)
+        #expect(open.url.hasPrefix("http://0.0.0.0:"), "\(open.url)")
+        #expect(open.stderr.contains("store-tool: warning: listening on 0.0.0.0: other machines can connect"), "\(open.stderr)")
+        #expect(open.interrupt() == 0)
+        let help = try fixture.run("help", "serve")
+        #expect(help.stdout.contains("Example") && help.stdout.contains("store-tool serve trips.store"), "\(help.stdout)")
+    }
+
     @Test("a store that cannot be opened exits as the other commands do; a port out of range is a usage error")
     func startFailures() throws {
         let fixture = try Fixture()
