@@ -11,11 +11,13 @@ import Testing
 /// otherwise.
 @Suite("store-tool serve: browser")
 struct ServeBrowserTests {
-    /// Chromium's path: `CHROMIUM`, or `chromium` on the PATH.
+    /// Chromium's path: `CHROMIUM`, or else `chromium` on the PATH; nil
+    /// when neither is an executable file.
     static let chromium: String? = {
-        if let path = ProcessInfo.processInfo.environment["CHROMIUM"] { return path }
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-        return folders.map { "\($0)/chromium" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        let environment = ProcessInfo.processInfo.environment
+        let folders = (environment["PATH"] ?? "").split(separator: ":")
+        let candidates = (environment["CHROMIUM"].map { [$0] } ?? []) + folders.map { "\($0)/chromium" }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }()
 
     static let isCI = ProcessInfo.processInfo.environment["CI"] != nil
