@@ -198,6 +198,13 @@ struct ServeTests {
         let fixture = try Fixture()
         let missing = try fixture.run("serve", fixture.file("missing.store"), "--port", "0")
         #expect(missing.status == 4 && missing.stdout.isEmpty, "\(missing.stderr)")
+        // A store this user cannot write can only be served --read-only, as
+        // any write command exits 4 on it.
+        let readOnly = try Fixture()
+        try ReadOnly.protect(readOnly, file: 0o444, folder: 0o777)
+        defer { ReadOnly.release(readOnly) }
+        let unwritable = try Unprivileged.run(["serve", readOnly.path, "--port", "0"])
+        #expect(unwritable.status == 4 && unwritable.stdout.isEmpty && unwritable.stderr.contains("not writable"), "\(unwritable.stderr)")
         let port = try fixture.run("serve", fixture.path, "--port", "70000")
         #expect(port.status == 64 && port.stderr.contains("expected a port from 0 to 65535"), "\(port.stderr)")
     }
