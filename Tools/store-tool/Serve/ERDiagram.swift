@@ -10,8 +10,8 @@ import ModelStore
 /// The layout is a grid, entities in schema order row by row, the columns
 /// about the square root of their number: deterministic, so the same
 /// schema always draws the same picture. Lines go from box to box between
-/// their borders; a relationship of an entity with itself is a loop on its
-/// right side, and several relationships between one pair are set apart.
+/// their borders; a relationship of an entity with itself is a loop above
+/// its box, and several relationships between one pair are set apart.
 enum ERDiagram {
     private static let characterWidth = 7.3
     private static let lineHeight = 16.0
@@ -27,10 +27,18 @@ enum ERDiagram {
     /// The diagram of `entities`.
     static func svg(_ entities: [Schema.Entity]) -> HTML {
         guard !entities.isEmpty else { return "<p>The schema has no entities.</p>" }
+        let drawn = SchemaCommand.drawnRelationships(entities)
+        var perPair: [String: Int] = [:]
+        for (entity, relationship, _) in drawn { perPair[pairKey(entity.name, relationship.destination), default: 0] += 1 }
+        // Loops rise above their box: each row leaves room for the tallest.
+        let loopRoom = perPair.filter { !$0.key.contains("\u{0}") }.values.max().map { loopHeight + 14 * Double($0) + 6 } ?? 0
         var boxes = entities.map { entity -> Box in
             let lines = [entity.name] + entity.attributes.map(attributeLine)
             let widest = lines.map(\.count).max() ?? 0
-            return Box(width: Double(widest) * characterWidth + 16, height: headerHeight + Double(entity.attributes.count) * lineHeight + 8)
+            let loops = Double(perPair[entity.name] ?? 0)
+            return Box(
+                width: max(loops * loopStep + 8, Double(widest) * characterWidth + 16),
+                height: headerHeight + Double(entity.attributes.count) * lineHeight + 8)
         }
         let columns = Int(Double(entities.count).squareRoot().rounded(.up))
         let rows = (entities.count + columns - 1) / columns
@@ -39,24 +47,26 @@ enum ERDiagram {
         for index in boxes.indices {
             let (row, column) = (index / columns, index % columns)
             boxes[index].x = margin + columnWidths[..<column].reduce(0, +) + Double(column) * gap.x
-            boxes[index].y = margin + rowHeights[..<row].reduce(0, +) + Double(row) * gap.y
+            boxes[index].y = margin + loopRoom + rowHeights[..<row].reduce(0, +) + Double(row) * (gap.y + loopRoom)
         }
-        let width = margin * 2 + columnWidths.reduce(0, +) + Double(columns - 1) * gap.x + 60
-        let height = margin * 2 + rowHeights.reduce(0, +) + Double(rows - 1) * gap.y
+        let width = margin * 2 + columnWidths.reduce(0, +) + Double(columns - 1) * gap.x
+        let height = margin * 2 + loopRoom + rowHeights.reduce(0, +) + Double(rows - 1) * (gap.y + loopRoom)
         let index = Dictionary(entities.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
         var parts: [HTML] = []
         var drawnPerPair: [String: Int] = [:]
-        for (entity, relationship, inverse) in SchemaCommand.drawnRelationships(entities) {
+        for (entity, relationship, inverse) in drawn {
             guard let from = index[entity.name], let to = index[relationship.destination] else { continue }
-            let pair = [entity.name, relationship.destination].sorted().joined(separator: "\u{0}")
+            let pair = pairKey(entity.name, relationship.destination)
             let order = drawnPerPair[pair, default: 0]
             drawnPerPair[pair] = order + 1
             let label = ([relationship.name] + (inverse.map { [$0.name] } ?? [])).joined(separator: " / ")
             let ends = (inverse.map(cardinality) ?? "", cardinality(relationship))
+            // Several lines between one pair are spread evenly around the line between the centers.
+            let spread = Double(order) - Double(perPair[pair, default: 1] - 1) / 2
             parts.append(
                 from == to
                     ? loop(boxes[from], order: order, label: label, ends: ends)
-                    : line(boxes[from], boxes[to], order: order, label: label, ends: ends))
+                    : line(boxes[from], boxes[to], shift: spread * 30, label: label, ends: ends))
         }
         for (entity, box) in zip(entities, boxes) { parts.append(draw(entity, box)) }
         return """
@@ -64,6 +74,15 @@ enum ERDiagram {
             viewBox="0 0 \(number(width)) \(number(height))" role="img" aria-label="entity-relationship diagram">\(parts)</svg>
             """
     }
+
+    /// The same key for both directions of a pair; an entity with itself has no separator.
+    private static func pairKey(_ a: String, _ b: String) -> String {
+        a == b ? a : [a, b].sorted().joined(separator: "\u{0}")
+    }
+
+    /// How high a loop rises above its box, and how far each loop starts from the one before.
+    private static let loopHeight = 26.0
+    private static let loopStep = 64.0
 
     private static func attributeLine(_ attribute: Schema.Attribute) -> String {
         "\(attribute.name): \(SchemaCommand.typeText(attribute))"
@@ -88,12 +107,11 @@ enum ERDiagram {
     }
 
     /// A straight line between two boxes' borders, moved sideways by
-    /// `order` so that several lines between one pair do not overlap.
-    private static func line(_ a: Box, _ b: Box, order: Int, label: String, ends: (String, String)) -> HTML {
+    /// `shift` so that several lines between one pair do not overlap.
+    private static func line(_ a: Box, _ b: Box, shift: Double, label: String, ends: (String, String)) -> HTML {
         let (ca, cb) = (a.center, b.center)
         let length = max(1, hypot(cb.x - ca.x, cb.y - ca.y))
         let normal = (x: -(cb.y - ca.y) / length, y: (cb.x - ca.x) / length)
-        let shift = Double(order) * 16
         let start = border(a, toward: (cb.x + normal.x * shift, cb.y + normal.y * shift), shift: (normal.x * shift, normal.y * shift))
         let end = border(b, toward: (ca.x + normal.x * shift, ca.y + normal.y * shift), shift: (normal.x * shift, normal.y * shift))
         let direction = (x: (end.x - start.x) / length, y: (end.y - start.y) / length)
@@ -107,15 +125,19 @@ enum ERDiagram {
             """
     }
 
-    /// A relationship of an entity with itself: a loop out of its right side.
+    /// A relationship of an entity with itself: a loop on the box's top
+    /// edge, side by side with the box's other loops, the cardinalities
+    /// inside it under its corners and its names above it, each loop's a
+    /// line higher than the one before, so that no two overlap.
     private static func loop(_ box: Box, order: Int, label: String, ends: (String, String)) -> HTML {
-        let reach = 36 + Double(order) * 14
-        let (top, bottom) = (box.y + 8 + Double(order) * 6, box.y + box.height - 8 - Double(order) * 6)
-        let right = box.x + box.width
+        let left = box.x + 10 + Double(order) * loopStep
+        let right = left + loopStep - 12
+        let top = box.y - loopHeight
         return """
-            <g class="relationship"><path d="M \(number(right)) \(number(top)) H \(number(right + reach)) V \(number(bottom)) \
-            H \(number(right))" fill="none" stroke="#567"/>\(text(ends.0, at: (right + 4, top - 3), "cardinality"))\
-            \(text(ends.1, at: (right + 4, bottom + 12), "cardinality"))\(text(label, at: (right + reach + 4, box.y + box.height / 2), "label", anchor: "start"))</g>
+            <g class="relationship"><path d="M \(number(left)) \(number(box.y)) V \(number(top)) H \(number(right)) \
+            V \(number(box.y))" fill="none" stroke="#567"/>\(text(ends.0, at: (left + 3, top + 13), "cardinality", anchor: "start"))\
+            \(text(ends.1, at: (right - 3, top + 13), "cardinality", anchor: "end"))\
+            \(text(label, at: (left, top - 4 - 14 * Double(order)), "label", anchor: "start"))</g>
             """
     }
 
