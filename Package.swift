@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // store-tool's `serve` only (its HTTP server and that server's
+        // logger); nothing else builds them.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         // Only a command plugin (`swift package generate-documentation`, run
         // by CI so that a broken link in the docs fails it): no target
         // depends on it, so it adds nothing to any build.
@@ -95,13 +99,16 @@ let package = Package(
             dependencies: [
                 "ModelStore", "ModelStoreDynamic", "ModelStoreScripts",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"), .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/store-tool",
             exclude: ["MANUAL.md", "timing"]
         ),
         .testTarget(
             name: "StoreToolTests",
-            dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"]
+            dependencies: ["ModelStore", "ModelStoreDynamic", "store-tool"],
+            // serve's browser test's driver, a Python script the test runs.
+            exclude: ["Browser"]
         ),
         // The library's own suites. They use no script, CLI or server
         // dependency, so that the sanitizer passes can build them alone

@@ -6,7 +6,7 @@ import ModelStoreDynamic
 /// `store-tool`: inspects and edits any ModelStore store from the command
 /// line, without the app's code, through the dynamic layer (`ModelStoreDynamic`).
 @main
-struct StoreTool: ParsableCommand {
+struct StoreTool: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "store-tool",
         abstract: "Inspect and edit a ModelStore store without the app's code.",
@@ -30,7 +30,7 @@ struct StoreTool: ParsableCommand {
         subcommands: [
             Info.self, SchemaCommand.self, List.self, Count.self, Show.self, SetCommand.self, Insert.self, Delete.self,
             Export.self, Import.self, Check.self, Repair.self, SQL.self, Backup.self, Migrate.self, Snapshots.self,
-            History.self,
+            History.self, Serve.self,
         ])
 }
 

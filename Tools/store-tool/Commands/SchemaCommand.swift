@@ -47,9 +47,44 @@ struct SchemaCommand: ParsableCommand {
         }
     }
 
-    private func typeText(_ attribute: Schema.Attribute) -> String {
+    /// An attribute's Swift type as `schema` prints it (`String?`).
+    static func typeText(_ attribute: Schema.Attribute) -> String {
         let name = attribute.typeName
         return name + (attribute.isOptional && !name.hasSuffix("?") ? "?" : "")
+    }
+
+    /// What `schema` says about an attribute: kind, representation,
+    /// options, former name, enum cases, default.
+    static func notes(_ attribute: Schema.Attribute) -> [String] {
+        var notes = [attribute.kind.rawValue]
+        if attribute.representation == .rawValue { notes.append("raw value") }
+        if attribute.representation == .json { notes.append("JSON") }
+        // A transformable column holds the transformer's data, which
+        // only the app can read as its type: the note names it.
+        notes += attribute.options.map { option in option.transformerName.map { "transformable by \($0)" } ?? option.name }
+        if let original = attribute.originalName { notes.append("was \(original)") }
+        if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
+        if let value = attribute.defaultValue { notes.append("default: " + value) }
+        if let shape = attribute.recordedShape {
+            notes.append("structure: " + shape.recordText)
+        } else if attribute.kind == .codable {
+            notes.append("structure not recorded")
+        }
+        return notes
+    }
+
+    /// A relationship's type as `schema` prints it (`[Stop]`, `Trip?`).
+    static func typeText(_ relationship: Schema.Relationship) -> String {
+        relationship.isToMany ? "[\(relationship.destination)]" : relationship.destination + (relationship.isOptional ? "?" : "")
+    }
+
+    /// What `schema` says about a relationship: cardinality, delete rule, inverse, counts.
+    static func notes(_ relationship: Schema.Relationship) -> [String] {
+        var notes = [relationship.isToMany ? "to-many" : "to-one", "delete rule \(relationship.deleteRule.rawValue)"]
+        notes.append(relationship.inverseName.map { "inverse \(relationship.destination).\($0)" } ?? "no inverse")
+        if let minimum = relationship.minimumModelCount, minimum > 0 { notes.append("min \(minimum)") }
+        if let maximum = relationship.maximumModelCount, maximum > 0 { notes.append("max \(maximum)") }
+        return notes
     }
 
     private func text(_ entities: [Schema.Entity], _ output: Output) {
@@ -58,37 +93,18 @@ struct SchemaCommand: ParsableCommand {
             output.line(entity.name)
             let width = (entity.attributes.map(\.name) + entity.relationships.map(\.name)).map(\.count).max() ?? 0
             for attribute in entity.attributes {
-                var notes = [attribute.kind.rawValue]
-                if attribute.representation == .rawValue { notes.append("raw value") }
-                if attribute.representation == .json { notes.append("JSON") }
-                // A transformable column holds the transformer's data, which
-                // only the app can read as its type: the note names it.
-                notes += attribute.options.map { option in option.transformerName.map { "transformable by \($0)" } ?? option.name }
-                if let original = attribute.originalName { notes.append("was \(original)") }
-                if let cases = attribute.enumCases { notes.append("cases: " + cases.joined(separator: " | ")) }
-                if let value = attribute.defaultValue { notes.append("default: " + value) }
-                if let shape = attribute.recordedShape {
-                    notes.append("structure: " + shape.recordText)
-                } else if attribute.kind == .codable {
-                    notes.append("structure not recorded")
-                }
                 output.line("  " + attribute.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
-                    + typeText(attribute) + "  (" + notes.joined(separator: ", ") + ")")
+                    + Self.typeText(attribute) + "  (" + Self.notes(attribute).joined(separator: ", ") + ")")
             }
             for relationship in entity.relationships {
-                let type = relationship.isToMany ? "[\(relationship.destination)]" : relationship.destination + (relationship.isOptional ? "?" : "")
-                var notes = [relationship.isToMany ? "to-many" : "to-one", "delete rule \(relationship.deleteRule.rawValue)"]
-                notes.append(relationship.inverseName.map { "inverse \(relationship.destination).\($0)" } ?? "no inverse")
-                if let minimum = relationship.minimumModelCount, minimum > 0 { notes.append("min \(minimum)") }
-                if let maximum = relationship.maximumModelCount, maximum > 0 { notes.append("max \(maximum)") }
-                output.line("  " + relationship.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + type
-                    + "  (" + notes.joined(separator: ", ") + ")")
+                output.line("  " + relationship.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + Self.typeText(relationship)
+                    + "  (" + Self.notes(relationship).joined(separator: ", ") + ")")
             }
         }
     }
 
     /// Relationships drawn once per pair: from the side that sorts first.
-    private func drawnRelationships(_ entities: [Schema.Entity]) -> [(Schema.Entity, Schema.Relationship, Schema.Relationship?)] {
+    static func drawnRelationships(_ entities: [Schema.Entity]) -> [(Schema.Entity, Schema.Relationship, Schema.Relationship?)] {
         var result: [(Schema.Entity, Schema.Relationship, Schema.Relationship?)] = []
         let all = Dictionary(uniqueKeysWithValues: entities.map { ($0.name, $0) })
         for entity in entities {
@@ -116,7 +132,7 @@ struct SchemaCommand: ParsableCommand {
             }
             output.line("    }")
         }
-        for (entity, relationship, inverse) in drawnRelationships(entities) {
+        for (entity, relationship, inverse) in Self.drawnRelationships(entities) {
             let near = inverse.map { $0.isToMany ? "}o" : "|o" } ?? "|o"
             let far = relationship.isToMany ? "o{" : "o|"
             let label = ([relationship.name] + (inverse.map { [$0.name] } ?? [])).joined(separator: " / ")
@@ -134,10 +150,10 @@ struct SchemaCommand: ParsableCommand {
         output.line("digraph schema {")
         output.line("    node [shape=record];")
         for entity in entities {
-            let fields = entity.attributes.map { dotText("\($0.name): \(typeText($0))") }.joined(separator: "\\l")
+            let fields = entity.attributes.map { dotText("\($0.name): \(Self.typeText($0))") }.joined(separator: "\\l")
             output.line("    \"\(dotText(entity.name))\" [label=\"{\(dotText(entity.name))|\(fields)\\l}\"];")
         }
-        for (entity, relationship, inverse) in drawnRelationships(entities) {
+        for (entity, relationship, inverse) in Self.drawnRelationships(entities) {
             let label = ([relationship.name] + (inverse.map { [$0.name] } ?? [])).joined(separator: " / ")
             let heads = (inverse?.isToMany == true ? "crow" : "none", relationship.isToMany ? "crow" : "tee")
             output.line("    \"\(dotText(entity.name))\" -> \"\(dotText(relationship.destination))\" [label=\"\(dotText(label))\", dir=both, arrowtail=\(heads.0), arrowhead=\(heads.1)];")
