@@ -203,13 +203,20 @@ struct ExchangeJSONParser {
         index += 1
         let start = index
         // The common case: no escapes, so the bytes are the string's.
+        var isASCII = true
         while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
             guard byte >= 0x20 else { throw failure("a control character in a string must be escaped") }
+            if byte >= 0x80 { isASCII = false }
             index += 1
         }
         guard let stop = current else { throw failure("a string is not closed") }
         if stop == UInt8(ascii: "\"") {
             let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+            // ASCII is valid UTF-8: no need to validate it.
+            if isASCII {
+                index += 1
+                return String(decoding: text, as: UTF8.self)
+            }
             guard let string = String(validating: text, as: UTF8.self) else {
                 throw Failure(offset: start, reason: "a string is not valid UTF-8")
             }

@@ -73,11 +73,15 @@ measure "list Stop --where trip.destination" \
 records "$exported" 0 >"$folder/export.jsonl"
 "$bin/store-tool" import "$folder/export.store" "$folder/export.jsonl" >/dev/null
 measure "export Trip ($exported) --format jsonl" "$bin/store-tool" export "$folder/export.store" Trip --format jsonl --output "$folder/export-out.jsonl"
-if ! command -v sqlite-utils >/dev/null; then
+# sqlite-utils as a command, or as a Python module (a `pip install --user`
+# puts the command in a folder that may not be on PATH).
+sqlite_utils=(python3 -m sqlite_utils)
+if command -v sqlite-utils >/dev/null; then sqlite_utils=(sqlite-utils); fi
+if ! "${sqlite_utils[@]}" --version >/dev/null 2>&1; then
     pip install --quiet sqlite-utils >/dev/null 2>&1 || true
 fi
-if command -v sqlite-utils >/dev/null; then
-    measure "sqlite-utils rows Trip --nl" sqlite-utils rows "$folder/export.store" Trip --nl
+if "${sqlite_utils[@]}" --version >/dev/null 2>&1; then
+    measure "sqlite-utils rows Trip --nl" "${sqlite_utils[@]}" rows "$folder/export.store" Trip --nl
 else
     echo "sqlite-utils: not installed and pip could not install it; that comparison is skipped"
 fi
