@@ -64,7 +64,7 @@ extension DynamicExchange {
 /// A JSON export file, read: the schema it records and its records.
 package struct DynamicExportFile: Sendable {
     /// One exported object, before it is checked against a schema.
-    package struct Record: Sendable, Decodable {
+    package struct Record: Sendable {
         /// The entity it was exported from (the member of `entities` it is in).
         package var entity: String = ""
         /// Its exported key, `Entity:ID`.
@@ -73,15 +73,9 @@ package struct DynamicExportFile: Sendable {
         package var attributes: [String: ExchangeJSON]?
         /// Relationships by name: `"Entity:ID"`, null, or an array of them.
         package var relationships: [String: ExchangeJSON]?
-
-        private enum CodingKeys: String, CodingKey { case key, attributes, relationships }
-    }
-
-    private struct Shape: Decodable {
-        var format: String
-        var version: Int
-        var schema: Schema
-        var entities: [String: [Record]]
+        /// Attributes whose text (in a CSV file) does not parse as their
+        /// type, with the reason; the check reports them.
+        package var fieldProblems: [String: String] = [:]
     }
 
     /// The schema record of the exported store.
@@ -89,32 +83,54 @@ package struct DynamicExportFile: Sendable {
     /// Every record, entity by entity (sorted by name), in file order within one.
     package let records: [Record]
 
-    /// Reads an export file.
+    /// Reads an export file, whole: its JSON is parsed once
+    /// (`ExchangeJSONParser`), so it takes memory in proportion to the file.
     /// - Throws: `DynamicStoreError.invalidImport` with one line when the
     ///   data is not a ModelStore JSON export of a version this reads.
     package init(data: Data) throws(DynamicStoreError) {
-        let shape: Shape
-        do {
-            shape = try JSONDecoder().decode(Shape.self, from: data)
-        } catch let error as DecodingError {
-            throw .invalidImport(["the file is not a ModelStore JSON export: \(Self.describe(error))"])
+        let notAnExport = "the file is not a ModelStore JSON export: "
+        let json: ExchangeJSON
+        do throws(ExchangeJSONParser.Failure) {
+            json = try ExchangeJSONParser.parse([UInt8](data)[...])
         } catch {
-            throw .invalidImport(["the file is not a ModelStore JSON export: \(error)"])
+            throw .invalidImport([notAnExport + error.description])
         }
-        guard shape.format == DynamicExchange.formatName else {
-            throw .invalidImport(["the file's format is '\(shape.format)', not '\(DynamicExchange.formatName)'"])
+        guard case .object(let top) = json else { throw .invalidImport([notAnExport + "it is \(json.summary), not an object"]) }
+        guard case .string(let format)? = top["format"] else { throw .invalidImport([notAnExport + "no member 'format'"]) }
+        guard format == DynamicExchange.formatName else {
+            throw .invalidImport(["the file's format is '\(format)', not '\(DynamicExchange.formatName)'"])
         }
-        guard shape.version <= DynamicExchange.version else {
-            throw .invalidImport(["the export has layout version \(shape.version); this ModelStore reads up to \(DynamicExchange.version)"])
+        guard case .int(let version)? = top["version"] else { throw .invalidImport([notAnExport + "no integer member 'version'"]) }
+        guard version <= DynamicExchange.version else {
+            throw .invalidImport(["the export has layout version \(version); this ModelStore reads up to \(DynamicExchange.version)"])
         }
-        schema = shape.schema
-        records = shape.entities.keys.sorted().flatMap { name in
-            (shape.entities[name] ?? []).map { record in
-                var record = record
-                record.entity = name
-                return record
+        guard let schemaJSON = top["schema"] else { throw .invalidImport([notAnExport + "no member 'schema'"]) }
+        do {
+            schema = try JSONDecoder().decode(Schema.self, from: Data(schemaJSON.text.utf8))
+        } catch let error as DecodingError {
+            throw .invalidImport([notAnExport + "at .schema: " + Self.describe(error)])
+        } catch {
+            throw .invalidImport([notAnExport + "at .schema: \(error)"])
+        }
+        guard case .object(let entities)? = top["entities"] else {
+            throw .invalidImport([notAnExport + "no object member 'entities'"])
+        }
+        var records: [Record] = []
+        for name in entities.keys.sorted() {
+            guard case .array(let items)? = entities[name] else {
+                throw .invalidImport([notAnExport + "at .entities.\(name): expected an array of records"])
+            }
+            for (index, item) in items.enumerated() {
+                do throws(ImportLineFailure) {
+                    var record = try Record(json: item)
+                    record.entity = name
+                    records.append(record)
+                } catch {
+                    throw .invalidImport([notAnExport + "at .entities.\(name)[\(index)]: " + error.reason])
+                }
             }
         }
+        self.records = records
     }
 
     static func describe(_ error: DecodingError) -> String {

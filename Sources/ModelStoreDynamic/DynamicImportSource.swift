@@ -12,12 +12,22 @@ package enum DynamicImportSource: Sendable {
     /// one its key names). A relationship key that is not a record of the
     /// file names an object of the store, which must exist.
     case jsonLines(path: String)
+    /// A CSV file of one entity's objects (`CSVFormat`), streamed row by
+    /// row: a header row of property names, then one object per row. A
+    /// to-one's key that is not a record of the file names an object of
+    /// the store, which must exist.
+    case csv(path: String, entity: String)
 
-    /// The import file at `path`: JSONL when its first line is a record (an
-    /// object with a `key`), otherwise a JSON export, read whole.
+    /// The import file at `path`: CSV of `entity` when `entity` is given or
+    /// the name ends in `.csv` (then the entity is the name's stem, as in
+    /// `Stop.csv`); JSONL when its first line is a record (an object with a
+    /// `key`); otherwise a JSON export, read whole.
     /// - Throws: `DynamicStoreError.invalidImport` with one line when the
     ///   file cannot be read or is not an export.
-    package static func open(path: String) throws -> DynamicImportSource {
+    package static func open(path: String, entity: String? = nil) throws -> DynamicImportSource {
+        if entity != nil || path.lowercased().hasSuffix(".csv") {
+            return .csv(path: path, entity: entity ?? URL(filePath: path).deletingPathExtension().lastPathComponent)
+        }
         let reader = try LineReader(path: path)
         var first: ArraySlice<UInt8>?
         while let line = try reader.nextLine() {
@@ -46,7 +56,11 @@ package enum DynamicImportSource: Sendable {
     /// file it checked.
     /// - Throws: `DynamicStoreError.invalidImport` when the file is gone.
     func stamp() throws -> [String]? {
-        guard case .jsonLines(let path) = self else { return nil }
+        let path: String
+        switch self {
+        case .export: return nil
+        case .jsonLines(let file), .csv(let file, _): path = file
+        }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
             throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
         }
@@ -55,35 +69,76 @@ package enum DynamicImportSource: Sendable {
 
     /// True when keys outside the file name objects of the store.
     var refersToStore: Bool {
-        if case .jsonLines = self { return true }
-        return false
+        if case .export = self { return false }
+        return true
     }
 
     /// Calls `body` with each record, or with the reason a line is not a
-    /// record, and where it is (its 1-based line for JSONL, nil for a JSON
-    /// export).
+    /// record, and where it is (its 1-based line for JSONL and CSV, nil for
+    /// a JSON export). A CSV file's rows become records of `schema`'s entity.
     /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
-    ///   read; what `body` throws.
-    func forEach(_ body: (Result<DynamicExportFile.Record, ImportLineFailure>, _ line: Int?) throws -> Void) throws {
+    ///   read (for CSV: its entity is not in `schema`, or its header names
+    ///   no property); what `body` throws.
+    func forEach(schema: Schema, _ body: (Result<DynamicExportFile.Record, ImportLineFailure>, _ line: Int?) throws -> Void) throws {
         switch self {
         case .export(let file):
             for record in file.records { try body(.success(record), nil) }
         case .jsonLines(let path):
             let reader = try LineReader(path: path)
-            let decoder = JSONDecoder()
             var number = 0
             while let line = try reader.nextLine() {
                 number += 1
                 if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { continue }
-                do {
-                    var record = try decoder.decode(DynamicExportFile.Record.self, from: Data(line))
-                    if let id = ObjectID(record.key) { record.entity = id.entity }
-                    try body(.success(record), number)
-                } catch let error as DecodingError {
-                    try body(.failure(ImportLineFailure(reason: "not a record of the form {\"key\":\"Entity:ID\",\"attributes\":{…},\"relationships\":{…}}: " + DynamicExportFile.describe(error))), number)
+                let parsed: Result<DynamicExportFile.Record, ImportLineFailure>
+                do throws(ImportLineFailure) {
+                    parsed = .success(try Self.record(line))
+                } catch {
+                    parsed = .failure(ImportLineFailure(reason: "not a record of the form {\"key\":\"Entity:ID\",\"attributes\":{…},\"relationships\":{…}}: " + error.reason))
+                }
+                try body(parsed, number)
+            }
+        case .csv(let path, let name):
+            guard let entity = schema.entity(named: name) else {
+                let closest = Suggestions.closest(to: name, in: schema.entities.map(\.name))
+                throw DynamicStoreError.invalidImport([
+                    "\(path): the store has no entity named '\(name)' (a CSV file's entity is its name's stem, or --entity NAME)"
+                        + (closest.isEmpty ? "" : "; did you mean '\(closest.joined(separator: "', '"))'?")
+                ])
+            }
+            var reader = try CSVReader(path: path)
+            let header = try reader.header(of: entity)
+            var row = 0
+            while let result = try reader.nextRow() {
+                switch result {
+                case .failure(let failure): try body(.failure(failure), reader.line)
+                case .success(let fields) where header.count > 1 && fields == [nil]:
+                    continue  // a blank line
+                case .success(let fields):
+                    row += 1
+                    guard fields.count == header.count else {
+                        try body(.failure(ImportLineFailure(reason: "\(fields.count) fields, but the header has \(header.count)")), reader.line)
+                        continue
+                    }
+                    try body(.success(DynamicExportFile.Record(csv: fields, header: header, entity: entity, row: row)), reader.line)
                 }
             }
         }
+    }
+}
+
+extension DynamicImportSource {
+    /// One line of a JSONL file as a record, its entity the one its key names.
+    /// - Throws: `ImportLineFailure` when the line is not JSON or not a record.
+    static func record(_ line: ArraySlice<UInt8>) throws(ImportLineFailure) -> DynamicExportFile.Record {
+        let json: ExchangeJSON
+        do throws(ExchangeJSONParser.Failure) {
+            json = try ExchangeJSONParser.parse(line)
+        } catch {
+            throw ImportLineFailure(reason: error.description)
+        }
+        var record = try DynamicExportFile.Record(json: json)
+        if let id = ObjectID(record.key) { record.entity = id.entity }
+        return record
     }
 }
 
@@ -101,10 +156,13 @@ final class LineReader {
     private var buffer: [UInt8] = []
     private var start = 0
     private var atEnd = false
+    private let keepsCarriageReturns: Bool
 
-    /// Opens `path` for reading.
+    /// Opens `path` for reading; with `keepsCarriageReturns`, a `\r` before
+    /// a line's `\n` stays in the line (CSV keeps it inside quoted fields).
     /// - Throws: `DynamicStoreError.invalidImport` naming the file.
-    init(path: String) throws {
+    init(path: String, keepsCarriageReturns: Bool = false) throws {
+        self.keepsCarriageReturns = keepsCarriageReturns
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
         }
@@ -120,7 +178,7 @@ final class LineReader {
         while true {
             if let newline = buffer[start...].firstIndex(of: 10) {
                 var end = newline
-                if end > start && buffer[end - 1] == 13 { end -= 1 }
+                if !keepsCarriageReturns && end > start && buffer[end - 1] == 13 { end -= 1 }
                 let line = buffer[start..<end]
                 start = newline + 1
                 return line

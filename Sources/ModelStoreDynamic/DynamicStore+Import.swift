@@ -7,6 +7,9 @@ package struct DynamicImportResult: Sendable {
     package let keys: [ObjectID: ObjectID]
     /// The number of objects imported per entity, in the store's entity order.
     package let counts: [(entity: String, count: Int)]
+    /// The number of objects of the store updated per entity (an upsert),
+    /// in the store's entity order; empty when none were.
+    package let updated: [(entity: String, count: Int)]
 }
 
 /// How far an import is: the phase (`checking`, `inserting`, `linking`) and
@@ -45,6 +48,15 @@ extension DynamicStore {
     /// objects of the store that gain members keep their order and have
     /// their counts checked, as a typed save does. With `dryRun` everything
     /// runs and is rolled back.
+    ///
+    /// With `upsert`, a record whose unique values (of any `.unique`
+    /// attribute or `#Unique` list) an object of the store holds updates
+    /// that object, as `update` does: the attributes and to-ones the record
+    /// gives are written, the others keep their values, and a to-many it
+    /// gives replaces the object's members (one it leaves out is kept).
+    /// Keys naming the record name the object. A record of an entity
+    /// without unique attributes is a problem, and so is a record whose
+    /// values match two objects, or an object two records match.
     /// - Throws: `DynamicStoreError.importProblems` with every problem (the
     ///   first 1,000 listed, the rest counted); `.invalidImport` when the
     ///   file cannot be read; `ModelStoreError.readOnlyStore`,
@@ -52,10 +64,11 @@ extension DynamicStore {
     ///   `DynamicStoreError.validationFailed`; `SQLiteError` (a lock held
     ///   past the busy timeout).
     package func importObjects(
-        from source: DynamicImportSource, dryRun: Bool = false, progress: (DynamicImportProgress) -> Void = { _ in }
+        from source: DynamicImportSource, dryRun: Bool = false, upsert: Bool = false,
+        progress: (DynamicImportProgress) -> Void = { _ in }
     ) throws -> DynamicImportResult {
         let stamp = try source.stamp()
-        let check = try checkImport(source) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
+        let check = try checkImport(source, upsert: upsert) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
         guard check.problems.isEmpty else { throw DynamicStoreError.importProblems(check.problems) }
         let total = check.records
         return try writeTransaction(dryRun: dryRun) {
@@ -63,52 +76,42 @@ extension DynamicStore {
             let changed = DynamicStoreError.invalidImport(["the file changed while it was imported"])
             var keys: [ObjectID: ObjectID] = [:]
             var counts: [String: Int] = [:]
+            var updated: [String: Int] = [:]
+            // One read of each record: its row now, its links kept compact
+            // for the linking below, once every row exists.
+            var links = ImportLinkLog()
             try eachRecord(source) { record, id, table in
                 guard keys.count < total, keys[id] == nil else { throw changed }
                 let (values, _) = typedValues(record, id: id, entity: table.entity)
-                keys[id] = ObjectID(entity: table.name, key: try insertRow(values, table: table))
-                counts[table.name, default: 0] += 1
+                let key: Int64
+                if let match = check.matches[id] {
+                    key = match
+                    try updateImported(record, values: values, table: table, key: key)
+                    updated[table.name, default: 0] += 1
+                } else {
+                    key = try insertRow(values, table: table)
+                    counts[table.name, default: 0] += 1
+                }
+                keys[id] = ObjectID(entity: table.name, key: key)
+                links.add(importLinks(record, id: id, entity: table.entity).0, table: table, holder: key, isUpdate: check.matches[id] != nil)
                 if keys.count % 1000 == 0 { progress(DynamicImportProgress(phase: "inserting", done: keys.count, total: total)) }
             }
+            guard keys.count == total, try source.stamp() == stamp else { throw changed }
             // To-ones first, then to-manys, whose order wins.
             var changes = InverseChanges()
-            var done = 0
-            try eachRecord(source) { record, id, table in
-                done += 1
-                if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: total * 2)) }
-                let (links, _) = importLinks(record, id: id, entity: table.entity)
-                guard !links.toOne.isEmpty, let new = keys[id] else { return }
-                var resolved = ResolvedEdits()
-                for (relationship, target) in links.toOne {
-                    let mapped = keys[target] ?? target
-                    resolved.toOne.append((relationship, mapped))
-                    if relationship.foreignKeyColumn != nil { resolved.values[relationship.name] = .object(mapped) }
-                }
-                try writeAttributes(resolved, table: table, key: new.key, current: nil)
-                try writeRelationships(
-                    resolved, table: table, key: new.key, previous: nil, isNew: true, changes: &changes, checksTargets: false)
+            let linkCount = links.steps
+            try writeImportLinks(links, keys: keys, changes: &changes) { done in
+                if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: linkCount)) }
             }
-            try eachRecord(source) { record, id, table in
-                done += 1
-                if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: total * 2)) }
-                let (links, _) = importLinks(record, id: id, entity: table.entity)
-                guard !links.toMany.isEmpty, let new = keys[id] else { return }
-                var resolved = ResolvedEdits()
-                for (relationship, members) in links.toMany {
-                    resolved.toMany.append((relationship, .set, members.map { keys[$0] ?? $0 }))
-                }
-                try writeRelationships(
-                    resolved, table: table, key: new.key, previous: nil, isNew: false, changes: &changes, checksTargets: false)
-            }
-            guard keys.count == total, try source.stamp() == stamp else { throw changed }
             try apply(changes)
             for new in keys.values {
                 guard let table = store.table(named: new.entity), table.entity.relationships.contains(where: \.isToMany) else { continue }
                 try checkCounts(table: table, key: new.key)
             }
-            progress(DynamicImportProgress(phase: "linking", done: total * 2, total: total * 2))
+            progress(DynamicImportProgress(phase: "linking", done: linkCount, total: linkCount))
             let ordered = schema.entities.map { (entity: $0.name, count: counts[$0.name] ?? 0) }
-            return DynamicImportResult(keys: keys, counts: ordered)
+            let updates = updated.isEmpty ? [] : schema.entities.map { (entity: $0.name, count: updated[$0.name] ?? 0) }
+            return DynamicImportResult(keys: keys, counts: ordered, updated: updates)
         }
     }
 
@@ -118,7 +121,7 @@ extension DynamicStore {
     private func eachRecord(
         _ source: DynamicImportSource, _ body: (DynamicExportFile.Record, ObjectID, EntityTable) throws -> Void
     ) throws {
-        try source.forEach { result, line in
+        try source.forEach(schema: schema) { result, line in
             guard case .success(let record) = result, let table = store.table(named: record.entity),
                 let id = ObjectID(record.key)
             else {

@@ -12,6 +12,9 @@ struct ImportCheck {
     var keys = Set<ObjectID>()
     /// The number of records.
     var records = 0
+    /// For an upsert: the records whose unique values match an object of
+    /// the store, with its key.
+    var matches: [ObjectID: Int64] = [:]
 }
 
 /// A record's relationships, by exported key.
@@ -25,16 +28,19 @@ extension DynamicStore {
     /// keys, attribute types and enum cases, required values, relationship
     /// keys (records of the file, or for JSONL objects of the store), and
     /// unique values within the file and against the store (one query per
-    /// batch of values).
+    /// batch of values). With `upsert`, a record whose unique values an
+    /// object of the store holds is not a problem but a match (`matches`),
+    /// and the required values it leaves out are the object's.
     /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
     ///   read; `SQLiteError`.
-    func checkImport(_ source: DynamicImportSource, progress: (Int) -> Void) throws -> ImportCheck {
+    func checkImport(_ source: DynamicImportSource, upsert: Bool = false, progress: (Int) -> Void) throws -> ImportCheck {
         var check = ImportCheck()
         var unknownEntities = Set<String>()
+        var upserts = UpsertMatches()
         /// Keys named before their record was seen, with who named them.
         var pending: [ObjectID: [Referrer]] = [:]
         var uniques: [String: UniqueBatch] = [:]
-        try source.forEach { result, line in
+        try source.forEach(schema: schema) { result, line in
             let record: DynamicExportFile.Record
             switch result {
             case .success(let value): record = value
@@ -71,10 +77,21 @@ extension DynamicStore {
             check.records += 1
             if check.records % 1000 == 0 { progress(check.records) }
             pending.removeValue(forKey: id)
+            if upsert && table.entity.uniqueRules.isEmpty {
+                if let problem = upserts.refuse(table, line: line) { check.problems.append(problem) }
+            }
             let (values, valueProblems) = typedValues(record, id: id, entity: table.entity)
-            check.problems.append(contentsOf: valueProblems.map { $0.on(line: line) })
             let (links, linkProblems) = importLinks(record, id: id, entity: table.entity)
-            check.problems.append(contentsOf: linkProblems.map { $0.on(line: line) })
+            for problem in (valueProblems + linkProblems).map({ $0.on(line: line) }) {
+                // A value an upserted record leaves out is the object's.
+                if upsert, problem.kind == .missingRequiredValue, let property = problem.property,
+                    record.attributes?[property] == nil, record.relationships?[property] == nil
+                {
+                    upserts.defer(problem, of: id)
+                } else {
+                    check.problems.append(problem)
+                }
+            }
             for (relationship, target) in links.toOne where !check.keys.contains(target) {
                 pending[target, default: []].append(Referrer(object: id, relationship: relationship.name, line: line))
             }
@@ -94,14 +111,18 @@ extension DynamicStore {
                     check.problems.append(problem)
                 }
                 if uniques[name]?.tuples.count ?? 0 >= UniqueBatch.lookupSize {
-                    check.problems.append(contentsOf: try uniques[name, default: UniqueBatch(rule: rule, table: table)].flush(self))
+                    let found = try uniques[name, default: UniqueBatch(rule: rule, table: table)].flush(self)
+                    check.problems.append(contentsOf: upsert ? upserts.add(found) : found.map(\.problem))
                 }
             }
         }
         progress(check.records)
         for name in uniques.keys.sorted() {
-            check.problems.append(contentsOf: try uniques[name]?.flush(self) ?? [])
+            let found = try uniques[name]?.flush(self) ?? []
+            check.problems.append(contentsOf: upsert ? upserts.add(found) : found.map(\.problem))
         }
+        check.problems.append(contentsOf: upserts.unmatchedProblems())
+        check.matches = upserts.rows
         check.problems.append(contentsOf: try danglingProblems(pending, source: source))
         return check
     }
@@ -165,6 +186,9 @@ extension DynamicStore {
             problems.append(.record(kind, id, of: entity, property, text, suggestions: suggestions))
         }
         let given = record.attributes ?? [:]
+        for name in record.fieldProblems.keys.sorted() {
+            problem(.badValue, name, record.fieldProblems[name] ?? "")
+        }
         for name in given.keys.sorted() {
             guard let json = given[name] else { continue }
             guard let attribute = entity.attribute(named: name) else {
@@ -189,7 +213,7 @@ extension DynamicStore {
             case .failure(let failure): problem(.badValue, name, failure.reason)
             }
         }
-        for attribute in entity.attributes where given[attribute.name] == nil {
+        for attribute in entity.attributes where given[attribute.name] == nil && record.fieldProblems[attribute.name] == nil {
             do {
                 if let value = try attribute.recordedDefault() {
                     values[attribute.name] = value
@@ -301,8 +325,18 @@ struct UniqueBatch {
         return nil
     }
 
+    /// A record whose values an object of the store holds: a problem,
+    /// or for an upsert the object the record updates.
+    struct StoredMatch {
+        let record: ObjectID
+        let line: Int?
+        let row: Int64
+        let rule: UniqueRule
+        let problem: StoreProblem
+    }
+
     /// Looks the batch up in the store (one query) and empties it.
-    mutating func flush(_ store: DynamicStore) throws -> [StoreProblem] {
+    mutating func flush(_ store: DynamicStore) throws -> [StoredMatch] {
         defer {
             tuples = []
             owners = []
@@ -313,7 +347,9 @@ struct UniqueBatch {
         return conflicts.keys.sorted().compactMap { index in
             guard let row = conflicts[index] else { return nil }
             let owner = owners[index]
-            return duplicate(owner.id, line: owner.line, other: "\(table.name):\(row) of the store")
+            return StoredMatch(
+                record: owner.id, line: owner.line, row: row, rule: rule,
+                problem: duplicate(owner.id, line: owner.line, other: "\(table.name):\(row) of the store"))
         }
     }
 }

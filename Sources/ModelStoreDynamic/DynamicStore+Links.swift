@@ -18,7 +18,8 @@ extension DynamicStore {
         let ordinals = table.slots.indices.filter { table.slots[$0].column != nil && resolved.values[table.slots[$0].name] != nil }
         guard !ordinals.isEmpty else { return }
         let isNew = insertedRows.contains(ObjectID(entity: table.name, key: key))
-        let statement = try connection.prepare(table.updateSQL(ordinals: ordinals, bumpsVersion: !isNew))
+        let statement = try connection.cachedStatement(table.updateSQL(ordinals: ordinals, bumpsVersion: !isNew))
+        defer { statement.reset() }
         var index: Int32 = 1
         do {
             for ordinal in ordinals {

@@ -34,15 +34,7 @@ extension DynamicStore {
         let table = try table(named: id.entity)
         let resolved = try resolve(edits, of: table.entity, isInsert: false)
         return try writeTransaction(dryRun: dryRun) {
-            // A stored value that does not fit its type can be overwritten
-            // (that is how an operator repairs it); one the edit leaves alone
-            // still fails the edit, since the checks below would read it.
-            guard let before = try object(id, toleratingUnreadable: true) else { throw DynamicStoreError.objectNotFound(id) }
-            if let kept = before.unreadable.filter({ resolved.values[$0.key] == nil }).min(by: { $0.key < $1.key }) {
-                throw ModelStoreError.invalidValue(
-                    entity: table.name, property: kept.key, row: id.key,
-                    reason: kept.value.reason + "; give \(kept.key) a value in the same edit to overwrite it", path: path)
-            }
+            let before = try editableObject(id, overwriting: Set(resolved.values.keys))
             try writeAttributes(resolved, table: table, key: id.key, current: before)
             history.record(.update, entity: table.name, row: id.key, properties: Self.propertyNames(of: edits, in: table))
             var changes = InverseChanges()
@@ -51,6 +43,22 @@ extension DynamicStore {
             try checkCounts(table: table, key: id.key)
             return DynamicWriteResult(id: id, before: before, after: try existingObject(id))
         }
+    }
+
+    /// The object `id` before an edit that writes the properties `overwriting`.
+    /// A stored value that does not fit its type can be overwritten (that is
+    /// how an operator repairs it); one the edit leaves alone fails the edit,
+    /// since the edit's checks would read it.
+    /// - Throws: `DynamicStoreError.objectNotFound`; `ModelStoreError.invalidValue`
+    ///   naming the first such value left alone.
+    func editableObject(_ id: ObjectID, overwriting: Set<String>) throws -> DynamicObject {
+        guard let before = try object(id, toleratingUnreadable: true) else { throw DynamicStoreError.objectNotFound(id) }
+        if let kept = before.unreadable.filter({ !overwriting.contains($0.key) }).min(by: { $0.key < $1.key }) {
+            throw ModelStoreError.invalidValue(
+                entity: id.entity, property: kept.key, row: id.key,
+                reason: kept.value.reason + "; give \(kept.key) a value in the same edit to overwrite it", path: path)
+        }
+        return before
     }
 
     /// Inserts a new object, in one transaction. An attribute left out takes
@@ -77,7 +85,9 @@ extension DynamicStore {
     /// returns its key; no checks.
     /// - Throws: `ModelStoreError.saveFailed`; `SQLiteError`.
     func insertRow(_ values: [String: DynamicValue], table: EntityTable) throws -> Int64 {
-        let statement = try connection.prepare(table.insertSQL)
+        // Cached: an import inserts thousands of rows with one statement shape.
+        let statement = try connection.cachedStatement(table.insertSQL)
+        defer { statement.reset() }
         var index: Int32 = 1
         for ordinal in table.columnOrdinals {
             let name = table.slots[ordinal].name

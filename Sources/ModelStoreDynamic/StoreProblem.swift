@@ -74,6 +74,12 @@ package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
         /// A value left out whose recorded default does not parse (a schema
         /// record edited by hand).
         case unparsableDefault
+        /// `import --upsert` of a record of an entity without unique
+        /// attributes, by which a record would match an object.
+        case noUniqueAttributes
+        /// `import --upsert` of a record whose unique values match more than
+        /// one object of the store, or of two records that match one object.
+        case ambiguousMatch
     }
 
     /// What kind of problem it is.

@@ -153,15 +153,30 @@ struct Import: ParsableCommand {
             nothing is written. Attributes a record leaves out take the default the schema records. Then \
             all objects are inserted in one transaction with new keys, relationships and their order kept.
 
+            --upsert: a record whose unique values (.unique, #Unique) an object of STORE holds updates \
+            that object (the attributes and to-ones it gives; a to-many it gives replaces the members) \
+            instead of being refused; an entity without unique attributes is refused.
+
+            A csv file (FILE.csv, or any FILE with --entity) holds one entity's objects: a header of \
+            property names (id, attributes, to-ones as Entity:ID), an empty unquoted field for nil and \
+            "" for the empty string, as export --format csv writes it. Its entity is --entity or the file \
+            name's stem (Stop.csv).
+
             Examples:
               store-tool import copy.store trips.json
               store-tool import trips.store more-trips.json --dry-run
               store-tool import trips.store stops.jsonl
+              store-tool import trips.store trips.jsonl --upsert
+              store-tool import trips.store Stop.csv
             """)
 
     @OptionGroup var options: StoreOptions
-    @Argument(help: "The json export or jsonl file to read.") var file: String
+    @Argument(help: "The json export, jsonl or csv file to read.") var file: String
+    @Option(help: "The entity of a csv file's rows (default: the file name's stem, as in Stop.csv); makes FILE csv.")
+    var entity: String?
     @Flag(help: "Check and run the import, then roll it back.") var dryRun = false
+    @Flag(help: "A record whose unique attributes match an object of STORE updates that object instead of being refused.")
+    var upsert = false
     @Flag(
         name: .customLong("progress"),
         help: "Show progress on stderr even when it is not a terminal (as lines; on a terminal it always shows).")
@@ -195,7 +210,7 @@ struct Import: ParsableCommand {
         else {
             throw ToolError.badInput("cannot read the import file \(file)")
         }
-        let source = try DynamicImportSource.open(path: file)
+        let source = try DynamicImportSource.open(path: file, entity: entity)
         let progress = ProgressLine(forced: showsProgress)
         defer { progress.finish() }
         let report: (DynamicImportProgress) -> Void = { step in
@@ -205,11 +220,12 @@ struct Import: ParsableCommand {
         var created = false
         if FileManager.default.fileExists(atPath: options.store) {
             let store = try options.open(readOnly: false)
-            result = try store.importObjects(from: source, dryRun: dryRun, progress: report)
+            result = try store.importObjects(from: source, dryRun: dryRun, upsert: upsert, progress: report)
         } else {
             guard let schema = source.schema else {
+                let kind = if case .csv = source { "csv" } else { "jsonl" }
                 throw ToolError.badInput(
-                    "\(file) is a jsonl file, which records no schema, and \(options.store) does not exist; import it into an existing store, or import a json export to create one")
+                    "\(file) is a \(kind) file, which records no schema, and \(options.store) does not exist; import it into an existing store, or import a json export to create one")
             }
             // A new store from the export's schema; a dry run builds it in a
             // temporary folder, and a failed import leaves no file behind.
@@ -227,13 +243,21 @@ struct Import: ParsableCommand {
             created = true
         }
         progress.finish()
-        let total = result.counts.reduce(0) { $0 + $1.count }
-        let details = result.counts.filter { $0.count > 0 }.map { "\($0.entity) \($0.count)" }.joined(separator: ", ")
-        let summary = "\(total) object\(total == 1 ? "" : "s")" + (details.isEmpty ? "" : " (\(details))")
+        let summary = Self.summary(result.counts, noun: "object")
+        // Only an upsert updates; the line then says how many.
+        let updates = result.updated.isEmpty ? "" : " and update " + Self.summary(result.updated, noun: "existing object")
         if dryRun {
-            print("dry run: would import \(summary)\(created ? " into a new store" : ""); nothing was written")
+            print("dry run: would import \(summary)\(updates)\(created ? " into a new store" : ""); nothing was written")
         } else {
-            print("imported \(summary)\(created ? " into the new store \(options.store)" : "")")
+            let updated = updates.isEmpty ? "" : ", updated " + Self.summary(result.updated, noun: "existing object")
+            print("imported \(summary)\(updated)\(created ? " into the new store \(options.store)" : "")")
         }
+    }
+
+    /// `7 objects (Trip 3, Stop 4)`: the total, then the count per entity that has any.
+    private static func summary(_ counts: [(entity: String, count: Int)], noun: String) -> String {
+        let total = counts.reduce(0) { $0 + $1.count }
+        let details = counts.filter { $0.count > 0 }.map { "\($0.entity) \($0.count)" }.joined(separator: ", ")
+        return "\(total) \(noun)\(total == 1 ? "" : "s")" + (details.isEmpty ? "" : " (\(details))")
     }
 }

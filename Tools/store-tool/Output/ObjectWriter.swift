@@ -40,12 +40,14 @@ final class ObjectWriter {
         case .json:
             output.line((count == 0 ? "[" : ",") + JSONText.object(object, fields: fields))
         case .csv:
-            if count == 0 { output.line(header.map(csvField).joined(separator: ",")) }
-            let row = [object.id.description] + fields.map { field -> String in
+            if count == 0 { output.line(header.map(CSVFormat.field).joined(separator: ",")) }
+            // Nil is an empty field, the empty string `""` (`CSVFormat`).
+            let row = [object.id.description] + fields.map { field -> String? in
                 if case .count(let count)? = object[field] { return String(count) }
+                if object.unreadable[field] == nil, object[field] ?? .null == .null { return nil }
                 return Self.text(object, field)
             }
-            output.line(row.map(csvField).joined(separator: ","))
+            output.line(row.map(CSVFormat.field).joined(separator: ","))
         case .table:
             let row = cells(object)
             if widths != nil {
@@ -64,7 +66,7 @@ final class ObjectWriter {
         case .table:
             if widths == nil { startTable() }
             if count == 0 { output.line("(no objects)") }
-        case .csv where count == 0: output.line(header.map(csvField).joined(separator: ","))
+        case .csv where count == 0: output.line(header.map(CSVFormat.field).joined(separator: ","))
         default: break
         }
         output.flush()
@@ -128,10 +130,5 @@ final class ObjectWriter {
     private func oneLine(_ text: String) -> String {
         text.replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\r", with: "\\r")
             .replacingOccurrences(of: "\0", with: "\\0")
-    }
-
-    private func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -17,7 +17,8 @@ enum ProblemText {
         case .badValue, .unparsableDefault: "value"
         case .missingRequiredValue, .requiredRelationshipLost: "required"
         case .duplicateUniqueValue: "unique"
-        case .unreadableRecord, .malformedKey, .duplicateKey, .unknownEntity, .unknownProperty, .misplacedProperty: "import"
+        case .unreadableRecord, .malformedKey, .duplicateKey, .unknownEntity, .unknownProperty, .misplacedProperty,
+            .noUniqueAttributes, .ambiguousMatch: "import"
         }
     }
 
