@@ -14,7 +14,8 @@ import Synchronization
 // commits. Each context reads it once per entry point on its own
 // connection; when it moved, somebody committed, in this process or not.
 // Which of the two is decided with one more connection per container, the
-// watcher, that never writes: every local commit reads the watcher's
+// watcher (the connection that opened and checked the store, kept open),
+// that never writes: every local commit reads the watcher's
 // data_version while it holds the write lock (after BEGIN IMMEDIATE nobody
 // else can commit), and again after COMMIT, and records the value after as
 // `attributed`: every commit up to that value is accounted for (local ones
