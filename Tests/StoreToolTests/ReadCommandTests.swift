@@ -34,6 +34,15 @@ struct ReadCommandTests {
         #expect(json.stdout.contains("\"entities\""))
     }
 
+    @Test("sql --format csv writes NULL as an empty field, the empty string as \"\" and the text NULL as itself")
+    func sqlCSVTellsNullFromText() throws {
+        let fixture = try Fixture()
+        let run = try fixture.run(
+            "sql", fixture.path, "SELECT NULL AS a, '' AS b, 'NULL' AS c, 'x,y' AS d", "--format", "csv")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines == ["a,b,c,d", ",\"\",NULL,\"x,y\""])
+    }
+
     @Test("list shows typed values readably in every format")
     func listFormats() throws {
         let fixture = try Fixture()

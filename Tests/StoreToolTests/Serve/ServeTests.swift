@@ -205,6 +205,8 @@ struct ServeTests {
         defer { ReadOnly.release(readOnly) }
         let unwritable = try Unprivileged.run(["serve", readOnly.path, "--port", "0"])
         #expect(unwritable.status == 4 && unwritable.stdout.isEmpty && unwritable.stderr.contains("not writable"), "\(unwritable.stderr)")
+        #expect(unwritable.stderr.contains("serve it with --read-only"), "\(unwritable.stderr)")
+        #expect(!missing.stderr.contains("--read-only"), "a missing store cannot be served read-only either: \(missing.stderr)")
         let port = try fixture.run("serve", fixture.path, "--port", "70000")
         #expect(port.status == 64 && port.stderr.contains("expected a port from 0 to 65535"), "\(port.stderr)")
     }

@@ -107,8 +107,9 @@ struct SQL: ParsableCommand {
                     let object = "{" + zip(columns, row).map { JSONText.string($0) + ":" + sqlJSON($1) }.joined(separator: ",") + "}"
                     output.line(format == .jsonl ? object : (rows == 0 ? "[" : ",") + object)
                 case .csv:
-                    if rows == 0 { output.line(columns.map(csvCell).joined(separator: ",")) }
-                    output.line(cells.map(csvCell).joined(separator: ","))
+                    if rows == 0 { output.line(columns.map(CSVFormat.field).joined(separator: ",")) }
+                    // NULL is an empty field, as `export` writes nil (`CSVFormat`).
+                    output.line(row.map { CSVFormat.field($0 == .null ? nil : sqlText($0)) }.joined(separator: ","))
                 case .table:
                     if rows == 0 { output.line(columns.joined(separator: "|")) }
                     output.line(cells.joined(separator: "|"))
@@ -116,7 +117,7 @@ struct SQL: ParsableCommand {
                 rows += 1
             }
             if format == .json { output.line(rows == 0 ? "[]" : "]") }
-            if format == .csv && rows == 0 && !columnNames.isEmpty { output.line(columnNames.map(csvCell).joined(separator: ",")) }
+            if format == .csv && rows == 0 && !columnNames.isEmpty { output.line(columnNames.map(CSVFormat.field).joined(separator: ",")) }
             output.flush()
         }
     }
@@ -179,10 +180,4 @@ private func sqlJSON(_ value: SQLiteValue) -> String {
     case .real(let value) where value.isFinite: "\(value)"
     default: JSONText.string(sqlText(value))
     }
-}
-
-/// A CSV cell, quoted when needed.
-func csvCell(_ text: String) -> String {
-    guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-    return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

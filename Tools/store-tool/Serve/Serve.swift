@@ -31,10 +31,23 @@ struct Serve: AsyncParsableCommand {
         // Opened once here so that a store that cannot be served exits as
         // the other commands do (4 for a missing file, and so on), with the
         // same warnings; each request then opens it anew (see ServedStore).
-        try reporting {
-            _ = try options.open(readOnly: readOnly)
-            served = ServedStore(
-                path: options.store, isReadOnly: readOnly, busyTimeout: .milliseconds(NumericOption.milliseconds(options.wait)))
+        var opensReadOnly = false
+        do {
+            try reporting {
+                do {
+                    _ = try options.open(readOnly: readOnly)
+                } catch {
+                    // A store this user cannot write (or one with foreign
+                    // schema objects) may still be browsed: say how.
+                    opensReadOnly = !readOnly && (try? options.open(readOnly: true)) != nil
+                    throw error
+                }
+                served = ServedStore(
+                    path: options.store, isReadOnly: readOnly, busyTimeout: .milliseconds(NumericOption.milliseconds(options.wait)))
+            }
+        } catch {
+            if opensReadOnly { Terminal.note("store-tool: note: the store opens read-only: serve it with --read-only to browse it") }
+            throw error
         }
         guard let served else { return }
         if !["127.0.0.1", "::1", "localhost"].contains(host) {
