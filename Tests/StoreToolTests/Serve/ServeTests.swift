@@ -5,7 +5,7 @@ import Testing
 /// that read, and the writes with the command line's checks and messages.
 @Suite("store-tool serve: HTTP")
 struct ServeTests {
-    @Test("every request needs the token: a wrong or missing one is 403; the right one in the URL sets an HttpOnly, SameSite=Strict cookie")
+    @Test("every request needs the token: a wrong or missing one is 403; the right one in the URL sets an HttpOnly, SameSite=Strict cookie and redirects to the page without it")
     func token() async throws {
         let fixture = try Fixture()
         let serve = try ServeProcess(fixture.path, folder: fixture.folder)
@@ -17,7 +17,9 @@ struct ServeTests {
         let refused = try await serve.get("/?token=\(serve.token.dropLast())0")
         #expect(refused.status == 403 && !refused.body.contains("Trip"), "\(refused.body)")
         let first = try await serve.get("/?token=\(serve.token)")
-        #expect(first.status == 200)
+        #expect(first.status == 303 && first.header("Location") == "/", "the token leaves the address bar")
+        let deeper = try await serve.get("/list?entity=Trip&token=\(serve.token)&sort=name")
+        #expect(deeper.status == 303 && deeper.header("Location") == "/list?entity=Trip&sort=name")
         let cookie = try #require(first.header("Set-Cookie"))
         #expect(cookie.contains("store_tool_token=\(serve.token)") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
         #expect(try await serve.page("/list?entity=Trip").status == 200)

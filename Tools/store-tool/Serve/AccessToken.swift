@@ -3,8 +3,8 @@ import Hummingbird
 
 /// The secret that `serve` requires on every request: 128 random bits from
 /// the system's generator, as hex. The URL `serve` prints carries it as
-/// `?token=`; the first page sets it as an HttpOnly, SameSite=Strict
-/// cookie, so that later pages and links need not carry it, no script can
+/// `?token=`; the first request sets it as an HttpOnly, SameSite=Strict
+/// cookie (and is redirected to the same page without it), so that later pages and links need not carry it, no script can
 /// read it, and no other site's page can send it along. A form that writes
 /// also carries it in a hidden field, checked again by the POST.
 struct AccessToken: Sendable {
@@ -38,7 +38,10 @@ struct AccessToken: Sendable {
 
 /// Refuses (403) every request that carries neither the token in its URL
 /// (`?token=`) nor its cookie; a request whose URL names a wrong token is
-/// refused whatever cookie it has. A right token in the URL sets the cookie.
+/// refused whatever cookie it has. A right token in the URL sets the cookie;
+/// a GET is then redirected to the same address without the token, so that
+/// the token does not stay in the address bar, the browser's history or a
+/// copied link.
 struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: AccessToken
 
@@ -46,7 +49,13 @@ struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         let query = FormData(request.uri.query)
         if let given = query["token"] {
             guard token.matches(given) else { return Self.refusal }
-            var response = try await next(request, context)
+            var response: Response
+            if request.method == .get {
+                response = Response(
+                    status: .seeOther, headers: [.location: Self.withoutToken(path: request.uri.path, query: request.uri.query)])
+            } else {
+                response = try await next(request, context)
+            }
             response.setCookie(token.cookie)
             return response
         }
@@ -55,6 +64,14 @@ struct AccessTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     private static var cookieName: String { AccessToken.cookieName }
+
+    /// A request's path and query without its `token` parameters.
+    static func withoutToken(path: String, query: String?) -> String {
+        let kept = (query ?? "").split(separator: "&").filter { parameter in
+            parameter.split(separator: "=", maxSplits: 1).first != "token"
+        }
+        return path + (kept.isEmpty ? "" : "?" + kept.joined(separator: "&"))
+    }
 
     /// What a request without the right token gets: no page, no hint of the store.
     static var refusal: Response {
