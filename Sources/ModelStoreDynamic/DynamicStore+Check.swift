@@ -128,10 +128,17 @@ extension DynamicStore {
             // its relationship, and only its source side names it so.
             if let entity = schema.entity(named: table), store.table(named: entity.name)?.tableName == table {
                 let column = try foreignKeyColumn(of: table, id: foreignKeys.int64(at: 3))
+                let property = column.flatMap { entity.property(storedIn: $0) }
+                // Name the missing object, so that an operator can tell a
+                // mistyped key from an object deleted by another writer.
+                let missing = try column.flatMap { try storedKey(in: table, column: $0, row: row) }
+                let named = property.flatMap { property in
+                    missing.map { "\(ObjectID(entity: entity.name, key: row)).\(property) names \(parent):\($0), which does not exist" }
+                }
                 problems.append(
                     StoreProblem(
                         .danglingReference, entity: entity.name, object: ObjectID(entity: entity.name, key: row),
-                        property: column.flatMap { entity.property(storedIn: $0) }, message: message))
+                        property: property, message: named.map { "\($0) (\(message))" } ?? message))
             } else {
                 let owner = schema.entities.lazy.compactMap { entity in
                     entity.relationships.first {
@@ -143,6 +150,16 @@ extension DynamicStore {
             }
         }
         return problems
+    }
+
+    /// The key stored in `column` of `table`'s row `row`; nil when it is
+    /// not an integer (or the row is gone).
+    private func storedKey(in table: String, column: String, row: Int64) throws -> Int64? {
+        let statement = try connection.prepare(
+            "SELECT \(quoteIdentifier(column)) FROM \(quoteIdentifier(table)) WHERE \(quoteIdentifier(primaryKeyColumn)) = ?")
+        try statement.bind(row, at: 1)
+        guard try statement.step(), statement.storage(at: 0) == .integer else { return nil }
+        return statement.int64(at: 0)
     }
 
     /// The column of `table`'s foreign key number `id` (as

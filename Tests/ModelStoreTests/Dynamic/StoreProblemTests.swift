@@ -71,6 +71,7 @@ struct StoreProblemTests {
         let problems = try DynamicStore(path: path).check()
         let dangling = try only(.danglingReference, in: problems)
         #expect(dangling.entity == "Flight" && dangling.object == ObjectID(entity: "Flight", key: 1) && dangling.property == "origin")
+        #expect(dangling.message.hasPrefix("Flight:1.origin names Airport:99, which does not exist"), "\(dangling.message)")
         let orphan = try only(.orphanedJoinRow, in: problems)
         let owner = dynamic.schema.entities.compactMap { entity in
             entity.relationships.first { $0.storage == .joinTable(name: joinTable, isSource: true) }.map { (entity.name, $0.name) }
