@@ -102,7 +102,7 @@ struct ExchangeTests {
             ] {
                 #expect(lines.contains("store-tool: error: " + expected), "missing: \(expected)\n\(run.stderr)")
             }
-            #expect(lines.count == 11, "\(run.stderr)")
+            #expect(lines.count == 12, "the ten problems, the --upsert note and the summary: \(run.stderr)")
         }
         #expect(try fixture.run("export", fixture.path, "--format", "json").stdout == before)
         let missing = fixture.file("never.store")

@@ -57,7 +57,7 @@ struct ImportLinesTests {
         ] {
             #expect(lines.contains { $0.hasPrefix("store-tool: error: " + expected) }, "missing: \(expected)\n\(run.stderr)")
         }
-        #expect(lines.count == 8, "\(run.stderr)")
+        #expect(lines.count == 9, "the problems, the --upsert note and the summary: \(run.stderr)")
         #expect(try fixture.run("export", fixture.path).stdout == before)
     }
 
@@ -90,7 +90,7 @@ struct ImportLinesTests {
         let run = try fixture.run("import", fixture.path, file, "--dry-run")
         #expect(run.status == 2)
         let problems = run.stderr.split(separator: "\n").map(String.init)
-        #expect(problems.count == 3, "\(run.stderr)")
+        #expect(problems.count == 4, "two problems, the --upsert note and the summary: \(run.stderr)")
         #expect(problems.contains("store-tool: error: line 700: Course:800.(title, term): unique together (#Unique), but Course:105 in the file has the same values"), "\(run.stderr)")
         #expect(problems.contains("store-tool: error: line 1100: Course:1200.(title, term): unique together (#Unique), but Course:1 of the store has the same values"), "\(run.stderr)")
         // Without the two repeats, the other 1199 import.

@@ -192,6 +192,9 @@ struct Import: ParsableCommand {
             } catch DynamicStoreError.importProblems(let problems) {
                 for problem in problems.listed { Terminal.error(ProblemText.line(problem, labeled: false)) }
                 if problems.unlisted > 0 { Terminal.error("… and \(problems.unlisted) more problems") }
+                if !upsert && problems.listed.contains(where: { $0.kind == .duplicateUniqueValue }) {
+                    Terminal.note("store-tool: note: import --upsert updates an object of the store whose unique values a record holds, instead of refusing the record")
+                }
                 throw refusal(count: problems.count)
             }
         }
