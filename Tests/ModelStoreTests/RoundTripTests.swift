@@ -12,7 +12,7 @@ struct RoundTripTests {
         let context = ModelContext(try #require(container))
         context.insert(model)
         try context.save()
-        if kind == .file { container = nil }
+        if kind != .inMemory { container = nil }
         let reopened = try container ?? store.container()
         let fetched = try ModelContext(reopened).fetch(FetchDescriptor<AllTypes>())
         #expect(fetched.count == 1)

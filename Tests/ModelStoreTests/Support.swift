@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-/// Where a test's store lives; tests that do not depend on the file run on both.
+/// Where a test's store lives; tests that do not depend on the file run on
+/// each: in memory, in a file, and in a file reached through the backend
+/// seam (`ForwardingDatabase`), as a foreign database is.
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case inMemory, file
+    case inMemory, file, throughSeam
     var testDescription: String { rawValue }
 }
 
@@ -15,8 +17,18 @@ struct TestStore {
 
     init(_ kind: StoreKind = .file) throws {
         directory = try TemporaryDirectory()
-        configuration =
-            kind == .inMemory ? ModelConfiguration(isStoredInMemoryOnly: true) : ModelConfiguration(url: directory.file())
+        // MODELSTORE_TESTS_THROUGH_SEAM=1 sends every file store of the
+        // suites through the seam: a check of the seam against the whole
+        // library, run by hand (the suites on every StoreKind run it in CI).
+        let kind = kind == .file && ProcessInfo.processInfo.environment["MODELSTORE_TESTS_THROUGH_SEAM"] != nil ? .throughSeam : kind
+        switch kind {
+        case .inMemory: configuration = ModelConfiguration(isStoredInMemoryOnly: true)
+        case .file: configuration = ModelConfiguration(url: directory.file())
+        case .throughSeam:
+            var configuration = ModelConfiguration(url: directory.file())
+            configuration.foreignDatabase = ForwardingDatabase.opener(path: configuration.url.path(percentEncoded: false))
+            self.configuration = configuration
+        }
     }
 
     var url: URL { configuration.url }

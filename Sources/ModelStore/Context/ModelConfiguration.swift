@@ -25,6 +25,10 @@ public struct ModelConfiguration: Sendable, CustomStringConvertible {
     /// none. Set through `migrationScriptsFolder`, which ModelStoreScripts
     /// adds.
     package var openMigration: (any OpenMigrating)?
+    /// The database the store lives in when it is not a SQLite file (the
+    /// backend seam, see `ForeignDatabase`): each connection the store
+    /// opens is one of its connections. Nil for a SQLite file or memory.
+    package var foreignDatabase: ForeignDatabaseOpener?
     /// How migrations at open run: snapshots, data loss, transactions,
     /// busy timeout, progress.
     public var migrationOptions = MigrationOptions()

@@ -69,6 +69,11 @@ package final class Store: Sendable {
             isURI = true
             connection = try Store.connect(location, isURI: true, path: configuration.displayPath, mode: .create)
             memoryAnchor = MemoryAnchor(connection: connection)
+        } else if let opener = configuration.foreignDatabase {
+            location = opener.name
+            isURI = false
+            memoryAnchor = nil
+            connection = try Store.connect(opener)
         } else {
             location = configuration.url.path(percentEncoded: false)
             isURI = false
@@ -173,6 +178,7 @@ package final class Store: Sendable {
     /// - Throws: `ModelStoreError.cannotOpen` when the file went away or cannot be opened.
     package func openConnection() throws -> Connection {
         if let migrationConnection { return migrationConnection.connection }
+        if let opener = configuration.foreignDatabase { return try Store.connect(opener) }
         let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
         let connection = try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
         if !attachments.isEmpty { try attach(to: connection) }
@@ -228,6 +234,35 @@ package final class Store: Sendable {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)
         }
+    }
+}
+
+extension Store {
+    /// A connection to a foreign database (see `ForeignDatabase`).
+    /// - Throws: `ModelStoreError.cannotOpen` naming the database and what failed.
+    static func connect(_ opener: ForeignDatabaseOpener) throws -> Connection {
+        do {
+            return try Connection(foreign: try opener.open())
+        } catch let error as ModelStoreError {
+            throw error
+        } catch let error as SQLiteError {
+            throw ModelStoreError.cannotOpen(path: opener.name, reason: error.message)
+        } catch {
+            throw ModelStoreError.cannotOpen(path: opener.name, reason: "\(error)")
+        }
+    }
+}
+
+/// How a store opens connections to a database that is not SQLite: each
+/// call of `open` connects once more.
+package struct ForeignDatabaseOpener: Sendable {
+    /// What errors call the database (a server and database name, never a password).
+    package let name: String
+    package let open: @Sendable () throws -> any ForeignDatabase
+
+    package init(name: String, open: @escaping @Sendable () throws -> any ForeignDatabase) {
+        self.name = name
+        self.open = open
     }
 }
 

@@ -22,7 +22,15 @@ package final class Connection {
         case readOnly
     }
 
+    /// The SQLite database: the file's, or, on a foreign connection, a
+    /// private in-memory one that holds the statements' echoes.
     let handle: OpaquePointer
+    /// The database the statements run on when it is not SQLite (the
+    /// backend seam: see ForeignDatabase.swift); nil for a SQLite file.
+    let foreign: (any ForeignDatabase)?
+    /// `foreign != nil`, read where a save reads per row (`changes`): a
+    /// flag costs a load, while reading the existential retains it.
+    private let isForeign: Bool
     /// The path shown in errors: the file's path, or a description of the
     /// in-memory database.
     let path: String
@@ -84,6 +92,8 @@ package final class Connection {
             handle = try Connection.open(FileAccess.immutableURI(location), flags: flags | SQLITE_OPEN_URI, path: shownPath)
         }
         self.handle = handle
+        self.foreign = nil
+        self.isForeign = false
         self.path = shownPath
         self.immutableReason = immutableReason
         do {
@@ -92,6 +102,18 @@ package final class Connection {
             sqlite3_close_v2(handle)
             throw error
         }
+    }
+
+    /// A connection whose statements run on `database` (see
+    /// `ForeignDatabase`); the SQLite database it opens is a private
+    /// in-memory one that only carries values.
+    /// - Throws: `SQLiteError` when SQLite cannot open its in-memory database.
+    package init(foreign database: any ForeignDatabase) throws(SQLiteError) {
+        handle = try Connection.open(":memory:", flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, path: database.displayName)
+        foreign = database
+        isForeign = true
+        path = database.displayName
+        immutableReason = nil
     }
 
     private static func open(_ location: String, flags: Int32, path: String) throws(SQLiteError) -> OpaquePointer {
@@ -160,6 +182,7 @@ package final class Connection {
     package func execute(_ sql: String) throws(SQLiteError) {
         if isInAbandonedTransaction { try rollBack() }
         statementDidStart(sql)
+        if isForeign, let foreign { return try foreign.execute(sql) }
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         if let message { sqlite3_free(message) }
@@ -195,16 +218,34 @@ package final class Connection {
     }
 
     /// The key of the row the last successful INSERT added.
-    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertRowID: Int64 {
+        if isForeign { return foreignState.lastInsertRowID }
+        return sqlite3_last_insert_rowid(handle)
+    }
 
     /// The number of rows the last INSERT, UPDATE or DELETE changed.
-    package var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int {
+        if isForeign { return foreignState.changes }
+        return Int(sqlite3_changes64(handle))
+    }
 
     /// True while `withReadSnapshot` holds its read transaction open.
     private(set) var isHoldingReadSnapshot = false
 
     /// True outside any transaction (SQLite's autocommit mode).
-    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
+    var isAutocommit: Bool {
+        if isForeign { return foreignState.isAutocommit }
+        return sqlite3_get_autocommit(handle) != 0
+    }
+
+    /// The foreign database's answers, out of line: the getters above are
+    /// inlined into a save's per-row code, which must stay as small as it
+    /// was on SQLite.
+    @inline(never)
+    private var foreignState: (changes: Int, lastInsertRowID: Int64, isAutocommit: Bool) {
+        guard let foreign else { return (0, 0, true) }
+        return (foreign.changes, foreign.lastInsertRowID, foreign.isAutocommit)
+    }
 
     /// True when no statement of the connection is between its first step
     /// and its reset: such a statement keeps a read transaction open even
@@ -325,7 +366,11 @@ package final class Connection {
                 try rollbackStatement.run()
             } else {
                 statementDidStart("ROLLBACK TRANSACTION")
-                try check(sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil), handle, sql: "ROLLBACK TRANSACTION", path: path)
+                if let foreign {
+                    try foreign.execute("ROLLBACK TRANSACTION")
+                } else {
+                    try check(sqlite3_exec(handle, "ROLLBACK TRANSACTION", nil, nil, nil), handle, sql: "ROLLBACK TRANSACTION", path: path)
+                }
             }
         } catch {
             failure = error

@@ -41,8 +41,20 @@ package enum ColumnStorage: Int32, Sendable {
 /// API. Its other members are internal to ModelStore.
 @_documentation(visibility: internal)
 public final class Statement {
-    @usableFromInline let handle: OpaquePointer
+    /// The SQLite statement that rows are read from. Never changes on a
+    /// SQLite connection; on a foreign one it is the echo of the last run's
+    /// rows (see `ForeignStatement`).
+    // Unchecked: read for every column, and a statement is confined to its connection.
+    @exclusivity(unchecked) @usableFromInline private(set) var handle: OpaquePointer
+    /// The SQLite statement that values are bound to: `handle` on a SQLite
+    /// connection, the parameter echo on a foreign one. Apart from `handle`
+    /// so that reset and rewind need no foreign case: a branch there, on a
+    /// save's path for every row, costs the save more than the branch.
+    private let bindHandle: OpaquePointer
     let sql: String
+    /// Where the statement runs when the connection's database is not
+    /// SQLite; nil on a SQLite connection.
+    private let foreign: ForeignStatement?
     unowned let connection: Connection
     /// True between the first `step()` and the next `reset()`; lets the
     /// connection count executions once, not once per row.
@@ -53,18 +65,30 @@ public final class Statement {
     private(set) var isRunning = false
 
     init(connection: Connection, sql: String) throws(SQLiteError) {
+        if let database = connection.foreign {
+            let foreign = try ForeignStatement(database: database, sql: sql, memory: connection.handle, path: connection.path)
+            self.foreign = foreign
+            self.handle = foreign.parameters
+            self.bindHandle = foreign.parameters
+            self.sql = sql
+            self.connection = connection
+            return
+        }
+        foreign = nil
         var handle: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else {
             throw makeError(code, connection.handle, sql: sql, path: connection.path)
         }
         self.handle = handle
+        self.bindHandle = handle
         self.sql = sql
         self.connection = connection
     }
 
     deinit {
-        sqlite3_finalize(handle)
+        // A foreign statement's echoes are its own to finalize.
+        if foreign == nil { sqlite3_finalize(handle) }
     }
 
     // MARK: Running
@@ -77,7 +101,9 @@ public final class Statement {
         if !isRunning {
             isRunning = true
             connection.statementDidStart(sql)
+            if foreign != nil { try startForeign() }
         }
+        if foreign != nil { return try stepForeign() }
         let code = sqlite3_step(handle)
         switch code {
         case SQLITE_ROW: return true
@@ -102,7 +128,7 @@ public final class Statement {
     package func reset() {
         // The step that failed already reported its error; reset's result repeats it.
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        sqlite3_clear_bindings(bindHandle)
         isRunning = false
     }
 
@@ -110,19 +136,48 @@ public final class Statement {
     /// callers that bind every parameter before each run, to whom clearing
     /// them is only cost (sqlite3_clear_bindings walks every parameter, under
     /// the connection's mutex; about 500 instructions per inserted row).
+    @inline(__always)
     func rewind() {
         sqlite3_reset(handle)
         isRunning = false
     }
 
+    // MARK: A foreign database's statement (see ForeignDatabase.swift)
+    // Out of line, so that the SQLite path's step stays as small as it was.
+    // Reset and rewind reset the row echo (`handle`) and leave the foreign
+    // run in place: the next run replaces it (see `ForeignRows`).
+
+    @inline(never)
+    private func startForeign() throws(SQLiteError) {
+        guard let foreign else { return }
+        do {
+            handle = try foreign.start(sql: sql, memory: connection.handle, path: connection.path)
+        } catch {
+            isRunning = false
+            throw error
+        }
+    }
+
+    @inline(never)
+    private func stepForeign() throws(SQLiteError) -> Bool {
+        guard let foreign else { return false }
+        do {
+            return try foreign.advance(sql: sql, memory: connection.handle, path: connection.path)
+        } catch {
+            foreign.finish()
+            isRunning = false
+            throw error
+        }
+    }
+
     // MARK: Binding (1-based indexes)
 
     package func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_int64(handle, index, value))
+        try checkBinding(sqlite3_bind_int64(bindHandle, index, value))
     }
 
     package func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_double(handle, index, value))
+        try checkBinding(sqlite3_bind_double(bindHandle, index, value))
     }
 
     package func bind(_ value: String, at index: Int32) throws(SQLiteError) {
@@ -131,9 +186,9 @@ public final class Statement {
             // An empty buffer may have no base address, and SQLite binds a NULL
             // pointer as SQL NULL; an empty string must stay an empty string.
             guard let base = buffer.baseAddress else {
-                return sqlite3_bind_text(handle, index, "", 0, transientDestructor)
+                return sqlite3_bind_text(bindHandle, index, "", 0, transientDestructor)
             }
-            return sqlite3_bind_text(handle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
+            return sqlite3_bind_text(bindHandle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
         }
         try checkBinding(code)
     }
@@ -142,15 +197,15 @@ public final class Statement {
         let code = value.withUnsafeBytes { buffer in
             // A zero-length blob, not NULL, for empty Data.
             guard let base = buffer.baseAddress else {
-                return sqlite3_bind_zeroblob(handle, index, 0)
+                return sqlite3_bind_zeroblob(bindHandle, index, 0)
             }
-            return sqlite3_bind_blob(handle, index, base, Int32(buffer.count), transientDestructor)
+            return sqlite3_bind_blob(bindHandle, index, base, Int32(buffer.count), transientDestructor)
         }
         try checkBinding(code)
     }
 
     func bindNull(at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_null(handle, index))
+        try checkBinding(sqlite3_bind_null(bindHandle, index))
     }
 
     /// `check` for a bind's result. The connection (an unowned reference,
@@ -176,6 +231,8 @@ public final class Statement {
 
     // MARK: Reading (0-based column indexes)
 
+    /// The result's columns. On a foreign connection the result's columns
+    /// are known once it runs: before the first step they are the echo's.
     package var columnCount: Int32 { sqlite3_column_count(handle) }
 
     package func columnName(_ column: Int32) -> String {

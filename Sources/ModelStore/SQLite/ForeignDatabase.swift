@@ -1,0 +1,284 @@
+import CSQLite
+import Foundation
+
+/// A database other than SQLite (PostgreSQL) that a `Connection` runs its
+/// statements on, while the library above keeps binding and reading through
+/// `Statement` exactly as it does for SQLite: the backend seam.
+///
+/// SQLite's values are the seam's format. A statement's bound values are
+/// captured by a small SQLite statement (`SELECT ?1, ?2, …`) and handed to
+/// `run(_:parameters:)` as `SQLiteValue`s; each row the foreign database
+/// returns is bound into another such statement and stepped, so that the
+/// generated `init(_$row:)`, `PersistentRow` and every typed read see an
+/// ordinary SQLite row. The SQLite path is untouched but for one nil check
+/// per step; a foreign database pays a bind and a step per value, small
+/// beside a network round trip.
+///
+/// The SQL is the library's, written for SQLite with `?` and `?NNN`
+/// placeholders; translating it (placeholders, types, functions) is the
+/// foreign database's job. So is mapping its errors to `SQLiteError`'s
+/// codes (a unique violation to `SQLITE_CONSTRAINT_UNIQUE` with SQLite's
+/// message shape, a serialization failure or a lock timeout to
+/// `SQLITE_BUSY`), since the library classifies errors by those codes.
+///
+/// A foreign database belongs to one connection, and is used in that
+/// connection's isolation domain only.
+package protocol ForeignDatabase: AnyObject {
+    /// A name for errors: the server and database, never a password.
+    var displayName: String { get }
+
+    /// Runs one statement with its bound parameters (index 0 is `?1`) and
+    /// returns its rows.
+    /// - Throws: `SQLiteError` naming the SQL, with SQLite's code for the kind of failure.
+    func run(_ sql: String, parameters: [SQLiteValue]) throws(SQLiteError) -> any ForeignRows
+
+    /// Runs SQL text that binds nothing and may hold several statements
+    /// (`BEGIN IMMEDIATE TRANSACTION`, `COMMIT TRANSACTION`, DDL).
+    /// - Throws: `SQLiteError` naming the SQL.
+    func execute(_ sql: String) throws(SQLiteError)
+
+    /// False inside a transaction (SQLite's autocommit mode is true).
+    var isAutocommit: Bool { get }
+
+    /// The rows the last INSERT, UPDATE or DELETE changed.
+    var changes: Int { get }
+
+    /// The key of the row the last successful INSERT added.
+    var lastInsertRowID: Int64 { get }
+}
+
+/// The result of one `ForeignDatabase.run`: column names, then rows one at
+/// a time.
+///
+/// The library may stop reading before the last row (a reset, a statement
+/// that read what it needed) without a word: the result is released when the
+/// same statement runs again or goes away. So a foreign database reads a
+/// result whole before it returns, or makes sure an abandoned one holds
+/// nothing that blocks the connection's next statement.
+package protocol ForeignRows: AnyObject {
+    /// The result's column names, in order; empty for a statement without rows.
+    var columnNames: [String] { get }
+
+    /// The next row's values (as many as `columnNames`), or nil after the last.
+    /// - Throws: `SQLiteError` when the rest of the result cannot be read.
+    func next() throws(SQLiteError) -> [SQLiteValue]?
+}
+
+/// What a `Statement` on a foreign connection adds to SQLite's statement:
+/// the SQL it sends, the echo statements its values pass through, and the
+/// run in progress.
+///
+/// Invariant: the statement binds into `parameters`, and reads its rows
+/// from the echo of the last run's columns once a run starts; both are
+/// finalized here, never by the statement.
+final class ForeignStatement {
+    let database: any ForeignDatabase
+    /// `SELECT ?1, …, ?n` for the SQL's n parameters: binding writes into it,
+    /// and one step reads the values back for `run`.
+    let parameters: OpaquePointer
+    let parameterCount: Int32
+    /// `SELECT ?1 AS "name1", …` for the current result's columns, made
+    /// again only when a result's columns differ from the last one's.
+    private var rowEcho: OpaquePointer?
+    private var rowEchoColumns: [String] = []
+    /// The run in progress, between the first step and `finish()`.
+    private var rows: (any ForeignRows)?
+
+    init(database: any ForeignDatabase, sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) {
+        self.database = database
+        parameterCount = ForeignStatement.parameterCount(in: sql)
+        parameters = try ForeignStatement.echo(width: parameterCount, names: nil, memory: memory, path: path)
+    }
+
+    deinit {
+        sqlite3_finalize(parameters)
+        if let rowEcho { sqlite3_finalize(rowEcho) }
+    }
+
+    /// Sends the statement with the values bound to `parameters`, and
+    /// returns the echo that the rows are read through.
+    func start(sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) -> OpaquePointer {
+        var values: [SQLiteValue] = []
+        if parameterCount > 0 {
+            values.reserveCapacity(Int(parameterCount))
+            let code = sqlite3_step(parameters)
+            guard code == SQLITE_ROW else {
+                sqlite3_reset(parameters)
+                throw makeError(code, memory, sql: sql, path: path)
+            }
+            for column in 0..<parameterCount { values.append(ForeignStatement.value(of: parameters, at: column)) }
+            // Reset keeps the bindings, so that `rewind()` runs the same values again.
+            sqlite3_reset(parameters)
+        }
+        let result = try database.run(sql, parameters: values)
+        let echo: OpaquePointer
+        if let rowEcho, result.columnNames == rowEchoColumns {
+            echo = rowEcho
+        } else {
+            echo = try ForeignStatement.echo(
+                width: Int32(result.columnNames.count), names: result.columnNames, memory: memory, path: path)
+            if let rowEcho { sqlite3_finalize(rowEcho) }
+            rowEcho = echo
+            rowEchoColumns = result.columnNames
+        }
+        rows = result
+        return echo
+    }
+
+    /// Binds the next foreign row into the row echo and steps it: true with
+    /// a row to read, false after the last.
+    func advance(sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) -> Bool {
+        guard let rows, let rowEcho else { return false }
+        sqlite3_reset(rowEcho)
+        guard let values = try rows.next() else {
+            self.rows = nil
+            return false
+        }
+        guard values.count == rowEchoColumns.count else {
+            throw SQLiteError(
+                extendedCode: SQLiteError.error,
+                message: "\(database.displayName) returned a row of \(values.count) values for \(rowEchoColumns.count) columns",
+                sql: sql, path: path)
+        }
+        for (index, value) in values.enumerated() {
+            try ForeignStatement.bind(value, to: rowEcho, at: Int32(index + 1), memory: memory, sql: sql, path: path)
+        }
+        let code = sqlite3_step(rowEcho)
+        guard code == SQLITE_ROW else { throw makeError(code, memory, sql: sql, path: path) }
+        return true
+    }
+
+    /// Ends the run in progress after a failure.
+    func finish() {
+        rows = nil
+        if let rowEcho { sqlite3_reset(rowEcho) }
+    }
+
+    /// The number of parameters of SQLite SQL text: its `?` placeholders,
+    /// or the highest `?NNN`, outside string literals, quoted names and
+    /// comments (as SQLite numbers them; the library never names parameters
+    /// with `:`, `@` or `$`).
+    static func parameterCount(in sql: String) -> Int32 {
+        var count: Int32 = 0
+        var highestNumbered: Int32 = 0
+        var bytes = sql.utf8.makeIterator()
+        var pending: UInt8? = nil
+        func nextByte() -> UInt8? {
+            if let byte = pending {
+                pending = nil
+                return byte
+            }
+            return bytes.next()
+        }
+        while let byte = nextByte() {
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"):
+                // A doubled quote inside is two quotes back to back: the
+                // literal ends and a new one begins, with the same count.
+                while let inner = nextByte(), inner != byte {}
+            case UInt8(ascii: "["):
+                while let inner = nextByte(), inner != UInt8(ascii: "]") {}
+            case UInt8(ascii: "-"):
+                guard let following = nextByte() else { break }
+                if following == UInt8(ascii: "-") {
+                    while let inner = nextByte(), inner != UInt8(ascii: "\n") {}
+                } else {
+                    pending = following
+                }
+            case UInt8(ascii: "/"):
+                guard let following = nextByte() else { break }
+                if following == UInt8(ascii: "*") {
+                    var previous: UInt8 = 0
+                    while let inner = nextByte() {
+                        if previous == UInt8(ascii: "*") && inner == UInt8(ascii: "/") { break }
+                        previous = inner
+                    }
+                } else {
+                    pending = following
+                }
+            case UInt8(ascii: "?"):
+                var number: Int32 = 0
+                var hasDigits = false
+                while let digit = nextByte() {
+                    guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else {
+                        pending = digit
+                        break
+                    }
+                    hasDigits = true
+                    number = min(number * 10 + Int32(digit - UInt8(ascii: "0")), Int32(SQLITE_MAX_VARIABLE_NUMBER_LIMIT))
+                }
+                if hasDigits {
+                    highestNumbered = max(highestNumbered, number)
+                    count = max(count, number)
+                } else {
+                    count += 1
+                }
+            default:
+                break
+            }
+        }
+        return max(count, highestNumbered)
+    }
+
+    /// SQLite's own limit on a parameter's number; a higher `?NNN` fails to
+    /// prepare as it would on SQLite.
+    private static let SQLITE_MAX_VARIABLE_NUMBER_LIMIT = 32_766
+
+    /// `SELECT ?1, …, ?width` (with `names` as the columns' names), prepared
+    /// on the connection's in-memory database.
+    private static func echo(width: Int32, names: [String]?, memory: OpaquePointer, path: String) throws(SQLiteError) -> OpaquePointer {
+        var sql = "SELECT "
+        if width == 0 {
+            sql += "NULL"
+        } else {
+            for index in 1...width {
+                if index > 1 { sql += ", " }
+                sql += "?\(index)"
+                if let names { sql += " AS " + quoteIdentifier(names[Int(index - 1)]) }
+            }
+        }
+        var handle: OpaquePointer?
+        let code = sqlite3_prepare_v3(memory, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
+        guard code == SQLITE_OK, let handle else { throw makeError(code, memory, sql: sql, path: path) }
+        return handle
+    }
+
+    private static func value(of statement: OpaquePointer, at column: Int32) -> SQLiteValue {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT:
+            guard let text = sqlite3_column_text(statement, column) else { return .text("") }
+            let count = Int(sqlite3_column_bytes(statement, column))
+            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(statement, column))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
+            return .blob(Data(bytes: bytes, count: count))
+        default: return .null
+        }
+    }
+
+    private static func bind(
+        _ value: SQLiteValue, to statement: OpaquePointer, at index: Int32, memory: OpaquePointer, sql: String, path: String
+    ) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(statement, index)
+        case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
+        case .real(let real): code = sqlite3_bind_double(statement, index, real)
+        case .text(var text):
+            code = text.withUTF8 { buffer in
+                guard let base = buffer.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, transientDestructor) }
+                return sqlite3_bind_text(
+                    statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
+            }
+        case .blob(let data):
+            code = data.withUnsafeBytes { buffer in
+                guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(statement, index, 0) }
+                return sqlite3_bind_blob(statement, index, base, Int32(buffer.count), transientDestructor)
+            }
+        }
+        guard code == SQLITE_OK else { throw makeError(code, memory, sql: sql, path: path) }
+    }
+}
