@@ -96,22 +96,7 @@ package struct DynamicExportFile: Sendable {
             throw .invalidImport([notAnExport + error.description])
         }
         guard case .object(let top) = json else { throw .invalidImport([notAnExport + "it is \(json.summary), not an object"]) }
-        guard case .string(let format)? = top["format"] else { throw .invalidImport([notAnExport + "no member 'format'"]) }
-        guard format == DynamicExchange.formatName else {
-            throw .invalidImport(["the file's format is '\(format)', not '\(DynamicExchange.formatName)'"])
-        }
-        guard case .int(let version)? = top["version"] else { throw .invalidImport([notAnExport + "no integer member 'version'"]) }
-        guard version <= DynamicExchange.version else {
-            throw .invalidImport(["the export has layout version \(version); this ModelStore reads up to \(DynamicExchange.version)"])
-        }
-        guard let schemaJSON = top["schema"] else { throw .invalidImport([notAnExport + "no member 'schema'"]) }
-        do {
-            schema = try JSONDecoder().decode(Schema.self, from: Data(schemaJSON.text.utf8))
-        } catch let error as DecodingError {
-            throw .invalidImport([notAnExport + "at .schema: " + Self.describe(error)])
-        } catch {
-            throw .invalidImport([notAnExport + "at .schema: \(error)"])
-        }
+        schema = try Self.schema(header: top)
         guard case .object(let entities)? = top["entities"] else {
             throw .invalidImport([notAnExport + "no object member 'entities'"])
         }
@@ -131,6 +116,29 @@ package struct DynamicExportFile: Sendable {
             }
         }
         self.records = records
+    }
+
+    /// The schema an export's top-level members record, after checking its
+    /// `format` and `version`.
+    /// - Throws: `DynamicStoreError.invalidImport` with one line.
+    static func schema(header top: [String: ExchangeJSON]) throws(DynamicStoreError) -> Schema {
+        let notAnExport = "the file is not a ModelStore JSON export: "
+        guard case .string(let format)? = top["format"] else { throw .invalidImport([notAnExport + "no member 'format'"]) }
+        guard format == DynamicExchange.formatName else {
+            throw .invalidImport(["the file's format is '\(format)', not '\(DynamicExchange.formatName)'"])
+        }
+        guard case .int(let version)? = top["version"] else { throw .invalidImport([notAnExport + "no integer member 'version'"]) }
+        guard version <= DynamicExchange.version else {
+            throw .invalidImport(["the export has layout version \(version); this ModelStore reads up to \(DynamicExchange.version)"])
+        }
+        guard let schemaJSON = top["schema"] else { throw .invalidImport([notAnExport + "no member 'schema'"]) }
+        do {
+            return try JSONDecoder().decode(Schema.self, from: Data(schemaJSON.text.utf8))
+        } catch let error as DecodingError {
+            throw .invalidImport([notAnExport + "at .schema: " + Self.describe(error)])
+        } catch {
+            throw .invalidImport([notAnExport + "at .schema: \(error)"])
+        }
     }
 
     static func describe(_ error: DecodingError) -> String {

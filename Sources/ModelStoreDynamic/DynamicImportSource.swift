@@ -8,6 +8,9 @@ import ModelStore
 package enum DynamicImportSource: Sendable {
     /// A JSON export, read whole. Its records may refer only to each other.
     case export(DynamicExportFile)
+    /// A JSON export file streamed record by record (`ExportStream`). Its
+    /// records may refer only to each other.
+    case jsonExport(ExportStream)
     /// A JSONL file of records of any entities (each record's entity is the
     /// one its key names). A relationship key that is not a record of the
     /// file names an object of the store, which must exist.
@@ -21,7 +24,8 @@ package enum DynamicImportSource: Sendable {
     /// The import file at `path`: CSV of `entity` when `entity` is given or
     /// the name ends in `.csv` (then the entity is the name's stem, as in
     /// `Stop.csv`); JSONL when its first line is a record (an object with a
-    /// `key`); otherwise a JSON export, read whole.
+    /// `key`); otherwise a JSON export, streamed record by record (read
+    /// whole when it is not an export, for the error that says why).
     /// - Throws: `DynamicStoreError.invalidImport` with one line when the
     ///   file cannot be read or is not an export.
     package static func open(path: String, entity: String? = nil) throws -> DynamicImportSource {
@@ -39,6 +43,7 @@ package enum DynamicImportSource: Sendable {
         if let first, let object = try? JSONSerialization.jsonObject(with: Data(first)) as? [String: Any], object["key"] != nil {
             return .jsonLines(path: path)
         }
+        if let stream = try ExportStream.open(path: path) { return .jsonExport(stream) }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw DynamicStoreError.invalidImport(["cannot read the import file \(path)"])
         }
@@ -47,8 +52,11 @@ package enum DynamicImportSource: Sendable {
 
     /// The schema an export records; nil for JSONL, which records none.
     package var schema: Schema? {
-        if case .export(let file) = self { return file.schema }
-        return nil
+        switch self {
+        case .export(let file): return file.schema
+        case .jsonExport(let stream): return stream.schema
+        case .jsonLines, .csv: return nil
+        }
     }
 
     /// The size and modification time of a JSONL file (nil for an export
@@ -59,6 +67,7 @@ package enum DynamicImportSource: Sendable {
         let path: String
         switch self {
         case .export: return nil
+        case .jsonExport(let stream): path = stream.path
         case .jsonLines(let file), .csv(let file, _): path = file
         }
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else {
@@ -69,8 +78,10 @@ package enum DynamicImportSource: Sendable {
 
     /// True when keys outside the file name objects of the store.
     var refersToStore: Bool {
-        if case .export = self { return false }
-        return true
+        switch self {
+        case .export, .jsonExport: return false
+        case .jsonLines, .csv: return true
+        }
     }
 
     /// Calls `body` with each record, or with the reason a line is not a
@@ -83,6 +94,8 @@ package enum DynamicImportSource: Sendable {
         switch self {
         case .export(let file):
             for record in file.records { try body(.success(record), nil) }
+        case .jsonExport(let stream):
+            try stream.forEach { try body(.success($0), nil) }
         case .jsonLines(let path):
             let reader = try LineReader(path: path)
             var number = 0

@@ -3,8 +3,6 @@ import ModelStore
 
 /// What an import wrote (or, for a dry run, would write).
 package struct DynamicImportResult: Sendable {
-    /// The new identifier of each imported object, by its key in the file.
-    package let keys: [ObjectID: ObjectID]
     /// The number of objects imported per entity, in the store's entity order.
     package let counts: [(entity: String, count: Int)]
     /// The number of objects of the store updated per entity (an upsert),
@@ -31,8 +29,8 @@ extension DynamicStore {
         try importObjects(from: .export(file), dryRun: dryRun)
     }
 
-    /// Imports records (a JSON export, or a JSONL file streamed line by
-    /// line) into this store, in one transaction.
+    /// Imports records (a JSON export, a JSONL file streamed line by line,
+    /// a CSV file streamed row by row) into this store, in one transaction.
     ///
     /// Every record is first checked against this store's schema: unknown
     /// entities and properties, values of the wrong type or not a case of
@@ -48,6 +46,12 @@ extension DynamicStore {
     /// objects of the store that gain members keep their order and have
     /// their counts checked, as a typed save does. With `dryRun` everything
     /// runs and is rolled back.
+    ///
+    /// Memory does not grow with the records: what the import remembers per
+    /// record (keys, new keys, unique values, links, matches, the lists on
+    /// the other side of links) is in TEMP tables of the store's connection
+    /// (`ImportScratch`), never in the store's file, dropped when the
+    /// import ends however it ends.
     ///
     /// With `upsert`, a record whose unique values (of any `.unique`
     /// attribute or `#Unique` list) an object of the store holds updates
@@ -67,24 +71,41 @@ extension DynamicStore {
         from source: DynamicImportSource, dryRun: Bool = false, upsert: Bool = false,
         progress: (DynamicImportProgress) -> Void = { _ in }
     ) throws -> DynamicImportResult {
+        // What grows with the records is in temporary tables (see
+        // `ImportScratch`), dropped when the import ends, however it ends.
+        let scratch = try ImportScratch(connection: connection)
+        defer { scratch.close() }
         let stamp = try source.stamp()
-        let check = try checkImport(source, upsert: upsert) { progress(DynamicImportProgress(phase: "checking", done: $0, total: nil)) }
+        let check = try checkImport(source, upsert: upsert, scratch: scratch) {
+            progress(DynamicImportProgress(phase: "checking", done: $0, total: nil))
+        }
         guard check.problems.isEmpty else { throw DynamicStoreError.importProblems(check.problems) }
         let total = check.records
         return try writeTransaction(dryRun: dryRun) {
+            insertedRows = InsertedRows(spillingTo: scratch)
             // The records written must be the records checked.
             let changed = DynamicStoreError.invalidImport(["the file changed while it was imported"])
-            var keys: [ObjectID: ObjectID] = [:]
+            let records = ImportScratch.table("records")
+            var written = 0
             var counts: [String: Int] = [:]
             var updated: [String: Int] = [:]
-            // One read of each record: its row now, its links kept compact
-            // for the linking below, once every row exists.
-            var links = ImportLinkLog()
+            // One read of each record: its row now; its links, which the
+            // check kept in the scratch table, are written once every row exists.
             try eachRecord(source) { record, id, table in
-                guard keys.count < total, keys[id] == nil else { throw changed }
+                // A record the check accepted, not written yet, and the
+                // object of the store it updates (an upsert's match).
+                var isPending = false
+                var match: Int64?
+                try scratch.forEachRow(
+                    "SELECT new_key IS NULL, match FROM \(records) WHERE entity = ? AND key = ?", [.text(id.entity), .integer(id.key)]
+                ) { row in
+                    isPending = row.int64(at: 0) != 0
+                    match = row.storage(at: 1) == .null ? nil : row.int64(at: 1)
+                }
+                guard written < total, isPending else { throw changed }
                 let (values, _) = typedValues(record, id: id, entity: table.entity)
                 let key: Int64
-                if let match = check.matches[id] {
+                if let match {
                     key = match
                     try updateImported(record, values: values, table: table, key: key)
                     updated[table.name, default: 0] += 1
@@ -92,26 +113,26 @@ extension DynamicStore {
                     key = try insertRow(values, table: table)
                     counts[table.name, default: 0] += 1
                 }
-                keys[id] = ObjectID(entity: table.name, key: key)
-                links.add(importLinks(record, id: id, entity: table.entity).0, table: table, holder: key, isUpdate: check.matches[id] != nil)
-                if keys.count % 1000 == 0 { progress(DynamicImportProgress(phase: "inserting", done: keys.count, total: total)) }
+                try scratch.run("UPDATE \(records) SET new_key = ? WHERE entity = ? AND key = ?", [.integer(key), .text(id.entity), .integer(id.key)])
+                written += 1
+                if written % 1000 == 0 { progress(DynamicImportProgress(phase: "inserting", done: written, total: total)) }
             }
-            guard keys.count == total, try source.stamp() == stamp else { throw changed }
+            guard written == total, try source.stamp() == stamp else { throw changed }
             // To-ones first, then to-manys, whose order wins.
-            var changes = InverseChanges()
-            let linkCount = links.steps
-            try writeImportLinks(links, keys: keys, changes: &changes) { done in
+            var changes = InverseChanges(spillingTo: scratch)
+            let linkCount = try importLinkSteps(scratch)
+            try writeImportLinks(scratch, changes: &changes) { done in
                 if done % 1000 == 0 { progress(DynamicImportProgress(phase: "linking", done: done, total: linkCount)) }
             }
             try apply(changes)
-            for new in keys.values {
-                guard let table = store.table(named: new.entity), table.entity.relationships.contains(where: \.isToMany) else { continue }
-                try checkCounts(table: table, key: new.key)
+            try scratch.forEachRow("SELECT entity, new_key FROM \(records) ORDER BY seq") { row in
+                guard let table = store.table(named: row.string(at: 0)), table.entity.relationships.contains(where: \.isToMany) else { return }
+                try checkCounts(table: table, key: row.int64(at: 1))
             }
             progress(DynamicImportProgress(phase: "linking", done: linkCount, total: linkCount))
             let ordered = schema.entities.map { (entity: $0.name, count: counts[$0.name] ?? 0) }
             let updates = updated.isEmpty ? [] : schema.entities.map { (entity: $0.name, count: updated[$0.name] ?? 0) }
-            return DynamicImportResult(keys: keys, counts: ordered, updated: updates)
+            return DynamicImportResult(counts: ordered, updated: updates)
         }
     }
 

@@ -3,18 +3,15 @@ import ModelStore
 
 // The check pass of an import: every record against the store's schema, in
 // one read of the file, keeping only what the checks need (the keys seen,
-// the unique values, the references not yet resolved), never the records.
+// the unique values, the links), never the records, and keeping it in the
+// import's scratch tables (`ImportScratch`), not in memory.
 
-/// What the check pass leaves for the write passes.
+/// What the check pass leaves for the write passes (besides the scratch
+/// tables: the records' keys, their links, for an upsert their matches).
 struct ImportCheck {
     var problems = ImportProblems()
-    /// The keys of the records, which relationship keys may name.
-    var keys = Set<ObjectID>()
     /// The number of records.
     var records = 0
-    /// For an upsert: the records whose unique values match an object of
-    /// the store, with its key.
-    var matches: [ObjectID: Int64] = [:]
 }
 
 /// A record's relationships, by exported key.
@@ -23,23 +20,44 @@ struct ImportLinks {
     var toMany: [(Schema.Relationship, [ObjectID])] = []
 }
 
+/// The kinds of rows of the scratch table `links`.
+enum ImportLinkKind: Int64 {
+    /// A to-one and its target.
+    case toOne = 0
+    /// A member of the to-many of the latest `toMany` row.
+    case member = 1
+    /// A to-many the record gives (its members follow).
+    case toMany = 2
+}
+
 extension DynamicStore {
     /// Reads every record once and checks it against the schema: entities,
     /// keys, attribute types and enum cases, required values, relationship
     /// keys (records of the file, or for JSONL objects of the store), and
     /// unique values within the file and against the store (one query per
     /// batch of values). With `upsert`, a record whose unique values an
-    /// object of the store holds is not a problem but a match (`matches`),
-    /// and the required values it leaves out are the object's.
+    /// object of the store holds is not a problem but a match (the
+    /// `match` of its row in the scratch table `records`), and the required
+    /// values it leaves out are the object's. Each accepted record's key
+    /// and links go into `scratch`, for the write.
     /// - Throws: `DynamicStoreError.invalidImport` when the file cannot be
     ///   read; `SQLiteError`.
-    func checkImport(_ source: DynamicImportSource, upsert: Bool = false, progress: (Int) -> Void) throws -> ImportCheck {
+    func checkImport(
+        _ source: DynamicImportSource, upsert: Bool = false, scratch: ImportScratch, progress: (Int) -> Void
+    ) throws -> ImportCheck {
+        // One read transaction: the lookups see one state of the store, and
+        // the scratch tables' writes are one transaction, not one each.
+        try connection.withReadSnapshot { try checkRecords(source, upsert: upsert, scratch: scratch, progress: progress) }
+    }
+
+    private func checkRecords(
+        _ source: DynamicImportSource, upsert: Bool, scratch: ImportScratch, progress: (Int) -> Void
+    ) throws -> ImportCheck {
         var check = ImportCheck()
         var unknownEntities = Set<String>()
-        var upserts = UpsertMatches()
-        /// Keys named before their record was seen, with who named them.
-        var pending: [ObjectID: [Referrer]] = [:]
+        var upserts = UpsertMatches(scratch: scratch)
         var uniques: [String: UniqueBatch] = [:]
+        let addRecord = "INSERT OR IGNORE INTO \(ImportScratch.table("records")) (entity, key) VALUES (?, ?)"
         try source.forEach(schema: schema) { result, line in
             let record: DynamicExportFile.Record
             switch result {
@@ -68,7 +86,8 @@ extension DynamicStore {
                         message: "\(record.entity) record '\(record.key)': the key is not of the form \(record.entity):ID"))
                 return
             }
-            guard check.keys.insert(id).inserted else {
+            try scratch.run(addRecord, [.text(id.entity), .integer(id.key)])
+            guard connection.changes > 0 else {
                 check.problems.append(
                     StoreProblem(
                         .duplicateKey, entity: table.name, object: id, line: line, message: "\(id): the key appears more than once"))
@@ -76,7 +95,6 @@ extension DynamicStore {
             }
             check.records += 1
             if check.records % 1000 == 0 { progress(check.records) }
-            pending.removeValue(forKey: id)
             if upsert && table.entity.uniqueRules.isEmpty {
                 if let problem = upserts.refuse(table, line: line) { check.problems.append(problem) }
             }
@@ -87,70 +105,101 @@ extension DynamicStore {
                 if upsert, problem.kind == .missingRequiredValue, let property = problem.property,
                     record.attributes?[property] == nil, record.relationships?[property] == nil
                 {
-                    upserts.defer(problem, of: id)
+                    try upserts.defer(problem, of: id)
                 } else {
                     check.problems.append(problem)
                 }
             }
-            for (relationship, target) in links.toOne where !check.keys.contains(target) {
-                pending[target, default: []].append(Referrer(object: id, relationship: relationship.name, line: line))
-            }
-            for (relationship, targets) in links.toMany {
-                for target in targets where !check.keys.contains(target) {
-                    pending[target, default: []].append(Referrer(object: id, relationship: relationship.name, line: line))
-                }
-            }
+            try keep(links, of: id, line: line, in: scratch)
             for (index, rule) in table.entity.uniqueRules.enumerated() {
                 let name = "\(table.name)#\(index)"
                 // Mutated in place through the subscript: a copy taken out
-                // of the dictionary and stored back would share `seen` (every
-                // value of the file so far) and copy it on the first write,
-                // once per record, making the check quadratic.
+                // of the dictionary and stored back would copy its batch
+                // once per record.
                 let tuple = rule.names.map { values[$0] ?? .null }
-                if let problem = uniques[name, default: UniqueBatch(rule: rule, table: table)].add(tuple, id: id, line: line) {
+                if let problem = try uniques[name, default: UniqueBatch(rule: rule, table: table, name: name)].add(
+                    tuple, id: id, line: line, scratch: scratch)
+                {
                     check.problems.append(problem)
                 }
                 if uniques[name]?.tuples.count ?? 0 >= UniqueBatch.lookupSize {
-                    let found = try uniques[name, default: UniqueBatch(rule: rule, table: table)].flush(self)
-                    check.problems.append(contentsOf: upsert ? upserts.add(found) : found.map(\.problem))
+                    let found = try uniques[name, default: UniqueBatch(rule: rule, table: table, name: name)].flush(self)
+                    check.problems.append(contentsOf: upsert ? try upserts.add(found) : found.map(\.problem))
                 }
             }
         }
         progress(check.records)
         for name in uniques.keys.sorted() {
             let found = try uniques[name]?.flush(self) ?? []
-            check.problems.append(contentsOf: upsert ? upserts.add(found) : found.map(\.problem))
+            check.problems.append(contentsOf: upsert ? try upserts.add(found) : found.map(\.problem))
         }
-        check.problems.append(contentsOf: upserts.unmatchedProblems())
-        check.matches = upserts.rows
-        check.problems.append(contentsOf: try danglingProblems(pending, source: source))
+        check.problems.append(contentsOf: try upserts.unmatchedProblems())
+        check.problems.append(contentsOf: try danglingProblems(source: source, scratch: scratch))
         return check
+    }
+
+    /// Keeps a record's links in the scratch table `links`, in file order.
+    private func keep(_ links: ImportLinks, of id: ObjectID, line: Int?, in scratch: ImportScratch) throws {
+        let sql =
+            "INSERT INTO \(ImportScratch.table("links")) (holder_entity, holder_key, relationship, kind, target_entity, target_key, line) "
+            + "VALUES (?, ?, ?, ?, ?, ?, ?)"
+        func add(_ relationship: Schema.Relationship, _ kind: ImportLinkKind, _ target: ObjectID?) throws {
+            try scratch.run(
+                sql,
+                [
+                    .text(id.entity), .integer(id.key), .text(relationship.name), .integer(kind.rawValue),
+                    target.map { .text($0.entity) } ?? .null, .optional(target?.key), .line(line),
+                ])
+        }
+        for (relationship, target) in links.toOne { try add(relationship, .toOne, target) }
+        for (relationship, targets) in links.toMany {
+            try add(relationship, .toMany, nil)
+            for target in targets { try add(relationship, .member, target) }
+        }
     }
 
     /// References to keys that are not records of the file: problems for a
     /// JSON export; for JSONL, references to objects of the store, which
     /// must exist (checked with one query per batch of keys).
-    private func danglingProblems(_ pending: [ObjectID: [Referrer]], source: DynamicImportSource) throws -> [StoreProblem] {
-        var problems: [StoreProblem] = []
-        var missing = pending.keys.sorted()
-        if source.refersToStore {
-            var found = Set<ObjectID>()
-            for (entity, ids) in Dictionary(grouping: missing, by: \.entity) {
-                found.formUnion(try existing(ids.map(\.key), of: entity).map { ObjectID(entity: entity, key: $0) })
-            }
-            missing = missing.filter { !found.contains($0) }
+    private func danglingProblems(source: DynamicImportSource, scratch: ImportScratch) throws -> [StoreProblem] {
+        let links = ImportScratch.table("links")
+        let records = ImportScratch.table("records")
+        let unresolved =
+            "FROM \(links) l WHERE l.target_key IS NOT NULL AND NOT EXISTS "
+            + "(SELECT 1 FROM \(records) r WHERE r.entity = l.target_entity AND r.key = l.target_key)"
+        // The keys that are neither records nor (for JSONL) objects of the
+        // store: only these are kept in memory, as each is a problem.
+        var missing = Set<ObjectID>()
+        var batch: [ObjectID] = []
+        func lookUp() throws {
+            guard let entity = batch.first?.entity else { return }
+            let found = try source.refersToStore ? existing(batch.map(\.key), of: entity) : []
+            missing.formUnion(batch.filter { !found.contains($0.key) })
+            batch = []
         }
-        for target in missing {
-            for referrer in pending[target] ?? [] {
-                let subject = "\(referrer.object).\(referrer.relationship)"
-                problems.append(
-                    StoreProblem(
-                        .danglingReference, entity: referrer.object.entity, object: referrer.object,
-                        property: referrer.relationship, line: referrer.line,
-                        message: source.refersToStore
-                            ? "\(subject): \(target) is neither a record of the file nor an object of the store"
-                            : "\(subject): \(target) is not a record of the file (a dangling key)"))
-            }
+        try scratch.forEachRow("SELECT DISTINCT l.target_entity, l.target_key \(unresolved) ORDER BY 1, 2") { row in
+            let target = ObjectID(entity: row.string(at: 0), key: row.int64(at: 1))
+            if batch.count >= 900 || (batch.first.map { $0.entity != target.entity } ?? false) { try lookUp() }
+            batch.append(target)
+        }
+        try lookUp()
+        guard !missing.isEmpty else { return [] }
+        var problems: [StoreProblem] = []
+        try scratch.forEachRow(
+            "SELECT l.holder_entity, l.holder_key, l.relationship, l.line, l.target_entity, l.target_key \(unresolved) ORDER BY l.seq"
+        ) { row in
+            let target = ObjectID(entity: row.string(at: 4), key: row.int64(at: 5))
+            guard missing.contains(target) else { return }
+            let object = ObjectID(entity: row.string(at: 0), key: row.int64(at: 1))
+            let relationship = row.string(at: 2)
+            let line = row.storage(at: 3) == .null ? nil : Int(row.int64(at: 3))
+            let subject = "\(object).\(relationship)"
+            problems.append(
+                StoreProblem(
+                    .danglingReference, entity: object.entity, object: object, property: relationship, line: line,
+                    message: source.refersToStore
+                        ? "\(subject): \(target) is neither a record of the file nor an object of the store"
+                        : "\(subject): \(target) is not a record of the file (a dangling key)"))
         }
         // In the order of their text as "line N: message" (the order these
         // problems have always been listed in).
@@ -280,86 +329,6 @@ extension DynamicStore {
         }
         return (links, problems)
     }
-}
-
-/// The values of one uniqueness rule seen in an import file: repeats within
-/// the file are found at once, values the store holds one batch at a time.
-///
-/// - Complexity: `add` is O(1) amortized (one hash lookup), `flush` one
-///   query for at most `lookupSize` values; the whole check is linear in the
-///   records, as long as the batch is mutated in place (never copied out of
-///   a collection and stored back, which would copy `seen`).
-struct UniqueBatch {
-    /// The values looked up in the store with one query.
-    static let lookupSize = 500
-    let rule: UniqueRule
-    let table: EntityTable
-    private var seen: [[StoredKey]: ObjectID] = [:]
-    private(set) var tuples: [[DynamicValue]] = []
-    private var owners: [(id: ObjectID, line: Int?)] = []
-
-    init(rule: UniqueRule, table: EntityTable) {
-        self.rule = rule
-        self.table = table
-    }
-
-    /// The problem of `id`'s values, which `other` holds too.
-    private func duplicate(_ id: ObjectID, line: Int?, other: String) -> StoreProblem {
-        StoreProblem(
-            .duplicateUniqueValue, entity: table.name, object: id, property: rule.label, line: line,
-            message: "\(id).\(rule.label)"
-                + (rule.isCompound
-                    ? ": unique together (#Unique), but \(other) has the same values"
-                    : ": unique, but \(other) has the same value"))
-    }
-
-    /// Adds one record's values; a problem when another record of the file
-    /// has the same ones. Tuples with a nil value are never duplicates.
-    mutating func add(_ tuple: [DynamicValue], id: ObjectID, line: Int?) -> StoreProblem? {
-        guard !tuple.contains(where: \.isNull) else { return nil }
-        let key = tuple.map(StoredKey.init)
-        if let first = seen[key] { return duplicate(id, line: line, other: "\(first) in the file") }
-        seen[key] = id
-        tuples.append(tuple)
-        owners.append((id, line))
-        return nil
-    }
-
-    /// A record whose values an object of the store holds: a problem,
-    /// or for an upsert the object the record updates.
-    struct StoredMatch {
-        let record: ObjectID
-        let line: Int?
-        let row: Int64
-        let rule: UniqueRule
-        let problem: StoreProblem
-    }
-
-    /// Looks the batch up in the store (one query) and empties it.
-    mutating func flush(_ store: DynamicStore) throws -> [StoredMatch] {
-        defer {
-            tuples = []
-            owners = []
-        }
-        guard !tuples.isEmpty else { return [] }
-        let conflicts = try store.storedDuplicates(
-            of: tuples, rule: rule, table: table, excluding: Array(repeating: nil, count: tuples.count))
-        return conflicts.keys.sorted().compactMap { index in
-            guard let row = conflicts[index] else { return nil }
-            let owner = owners[index]
-            return StoredMatch(
-                record: owner.id, line: owner.line, row: row, rule: rule,
-                problem: duplicate(owner.id, line: owner.line, other: "\(table.name):\(row) of the store"))
-        }
-    }
-}
-
-/// An object of an import file that names a key, by which relationship and
-/// on which line.
-private struct Referrer {
-    let object: ObjectID
-    let relationship: String
-    let line: Int?
 }
 
 extension StoreProblem {

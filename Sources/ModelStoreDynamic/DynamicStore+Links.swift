@@ -17,7 +17,7 @@ extension DynamicStore {
         try checkUnique(resolved.values, current: current, table: table, key: key)
         let ordinals = table.slots.indices.filter { table.slots[$0].column != nil && resolved.values[table.slots[$0].name] != nil }
         guard !ordinals.isEmpty else { return }
-        let isNew = insertedRows.contains(ObjectID(entity: table.name, key: key))
+        let isNew = try insertedRows.contains(ObjectID(entity: table.name, key: key))
         let statement = try connection.cachedStatement(table.updateSQL(ordinals: ordinals, bumpsVersion: !isNew))
         defer { statement.reset() }
         var index: Int32 = 1
@@ -99,8 +99,8 @@ extension DynamicStore {
             guard let inverse else { return }
             if inverse.isToMany {
                 // The old holder's list loses the object; the new one's gains it at the end.
-                if let before { changes.touch(inverse, of: destination, holder: before) }
-                if let target { changes.append(key, to: inverse, of: destination, holder: target) }
+                if let before { try changes.touch(inverse, of: destination, holder: before) }
+                if let target { try changes.append(key, to: inverse, of: destination, holder: target) }
                 return
             }
             // One-to-one: the target's previous partner lets go of it, and
@@ -177,7 +177,7 @@ extension DynamicStore {
         let added = members.filter { !before.contains($0) }
         let inverse = inverse(of: relationship)
         let destination = relationship.destination
-        changes.markExplicit(relationship, of: table.name, holder: key)
+        try changes.markExplicit(relationship, of: table.name, holder: key)
         switch relationship.storage {
         case .inverseForeignKey:
             guard let inverse, case .foreignKey(let column, let orderColumn) = inverse.storage else {
@@ -196,14 +196,14 @@ extension DynamicStore {
             for member in added {
                 // A member taken from another holder leaves that holder's list.
                 if let holder = try foreignKey(column, of: destination, row: member), holder != key {
-                    changes.touch(relationship, of: table.name, holder: holder)
+                    try changes.touch(relationship, of: table.name, holder: holder)
                 }
                 try setLinkColumn(column, of: destination, row: member, to: key, connection: connection)
             }
         case .joinTable:
             if let inverse {
-                for member in removed { changes.touch(inverse, of: destination, holder: member) }
-                for member in added { changes.append(key, to: inverse, of: destination, holder: member) }
+                for member in removed { try changes.touch(inverse, of: destination, holder: member) }
+                for member in added { try changes.append(key, to: inverse, of: destination, holder: member) }
             }
         case .foreignKey, .unresolved:
             throw unwritable(relationship, of: table.name)
@@ -267,7 +267,7 @@ extension DynamicStore {
         _ column: String, of entity: String, row: Int64, to target: Int64?, orderColumn: String? = nil,
         connection: Connection
     ) throws {
-        let isNew = insertedRows.contains(ObjectID(entity: entity, key: row))
+        let isNew = try insertedRows.contains(ObjectID(entity: entity, key: row))
         try LinkWriter.setForeignKey(
             column, of: schema.tableName(of: entity), row: row, to: target, orderColumn: orderColumn, bumpsVersion: !isNew, connection: connection)
         if !isNew { history.record(.update, entity: entity, row: row, properties: [column]) }

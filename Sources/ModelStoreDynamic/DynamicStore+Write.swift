@@ -107,7 +107,7 @@ extension DynamicStore {
             throw ModelStoreError.saveFailed(entity: table.name, row: nil, underlying: error)
         }
         history.record(.insert, entity: table.name, row: key)
-        insertedRows.insert(ObjectID(entity: table.name, key: key))
+        try insertedRows.insert(ObjectID(entity: table.name, key: key))
         return key
     }
 
@@ -129,10 +129,10 @@ extension DynamicStore {
         guard !isReadOnly else { throw ModelStoreError.readOnlyStore(path: path) }
         var outcome: T?
         history = HistoryRecorder()
-        insertedRows = []
+        insertedRows = InsertedRows()
         defer {
             history = HistoryRecorder()
-            insertedRows = []
+            insertedRows = InsertedRows()
         }
         do {
             try connection.transaction {

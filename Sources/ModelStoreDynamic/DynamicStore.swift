@@ -48,7 +48,7 @@ package final class DynamicStore {
     /// The rows inserted by the write transaction in progress: linking them
     /// completes their insert, which the history already lists, and does not
     /// count as another write of the row.
-    var insertedRows: Set<ObjectID> = []
+    var insertedRows = InsertedRows()
 
     /// Opens the store at `path` with the schema it records.
     /// - Parameters:

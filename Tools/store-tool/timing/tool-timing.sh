@@ -7,7 +7,8 @@
 #     checked against the file and the store, and 4 stops per trip, each
 #     linked to its trip), its dry run, and with --upsert of the same file
 #     (every trip matches by name and is updated);
-#   - check of the resulting store;
+#   - check of the resulting store, and import of its json export (one
+#     document) into a new store;
 #   - list with a filter through a to-one on its stops (4/5 of OBJECTS);
 #   - export of EXPORTED trips (a store of trips alone) to JSONL, beside
 #     sqlite-utils writing the same table's rows as JSON lines (installed
@@ -65,6 +66,8 @@ measure "import" "$bin/store-tool" import "$folder/trips.store" "$folder/records
 grep '"key":"Trip:' "$folder/records.jsonl" >"$folder/trips.jsonl"
 measure "import --upsert ($trips trips)" "$bin/store-tool" import "$folder/trips.store" "$folder/trips.jsonl" --upsert
 measure "check" "$bin/store-tool" check "$folder/trips.store"
+"$bin/store-tool" export "$folder/trips.store" --format json --output "$folder/all.json" >/dev/null
+measure "import of its json export" "$bin/store-tool" import "$folder/from-json.store" "$folder/all.json"
 measure "list Stop --where trip.destination" \
     "$bin/store-tool" list "$folder/trips.store" Stop --where 'trip.destination == "D7"' --format jsonl
 
