@@ -82,7 +82,11 @@ package final class PostgresExecutor {
         if MultiThreadedEventLoopGroup.currentEventLoop == nil {
             try? connection.close().wait()
         } else {
-            connection.close().whenComplete { _ in }
+            // On an event loop (the executor's last reference dropped
+            // there) nothing may wait: the closure keeps the connection
+            // until it is closed, which postgres-nio requires before it
+            // goes away.
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
         }
     }
 
@@ -100,7 +104,7 @@ package final class PostgresExecutor {
         }
         let connection = try usableConnection(for: sql)
         do {
-            let result = try connection.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).wait()
+            let result = try Self.send(PostgresQuery(unsafeSQL: sql, binds: binds), on: connection, logger: logger).wait()
             return Result(rows: result.rows, affectedRows: result.metadata.rows ?? 0)
         } catch {
             let classified = PostgresStoreError.classify(error, statement: sql)
@@ -164,6 +168,24 @@ package final class PostgresExecutor {
         return value
     }
 
+    /// Sends `query` unless the connection is closed, deciding on the
+    /// connection's event loop, where its state cannot change between the
+    /// check and the write: postgres-nio never answers a query written to
+    /// a channel that has already closed, so the wait would never end.
+    private static func send(_ query: PostgresQuery, on connection: PostgresConnection, logger: Logger)
+        -> EventLoopFuture<PostgresQueryResult>
+    {
+        connection.eventLoop.flatSubmit {
+            guard !connection.isClosed else { return connection.eventLoop.makeFailedFuture(ConnectionClosed()) }
+            return connection.query(query, logger: logger)
+        }
+    }
+
+    /// The connection closed before a statement could be sent.
+    struct ConnectionClosed: Error, CustomStringConvertible {
+        var description: String { "the connection was closed before the statement was sent" }
+    }
+
     private func checkThread(_ sql: String) throws(PostgresStoreError) {
         if MultiThreadedEventLoopGroup.currentEventLoop != nil { throw .calledOnEventLoop(statement: sql) }
     }
@@ -199,7 +221,7 @@ package final class PostgresExecutor {
         binds.append(quoteIdentifier(schema))
         let setPath = "SELECT set_config('search_path', $1, false)"
         do {
-            _ = try connection.query(PostgresQuery(unsafeSQL: setPath, binds: binds), logger: logger).wait()
+            _ = try Self.send(PostgresQuery(unsafeSQL: setPath, binds: binds), on: connection, logger: logger).wait()
         } catch {
             close()
             throw .connectionFailed(
