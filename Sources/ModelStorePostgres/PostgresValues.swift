@@ -83,12 +83,12 @@ package enum PostgresValues {
             binds.append(url.absoluteString)
         case (.decimal, .decimal(let decimal)):
             guard !decimal.isNaN else { throw refuse("the Decimal is NaN, which ModelStore does not store") }
-            binds.append(NumericText(text: decimal.description))
+            binds.append(TextParameter(psqlType: .numeric, text: decimal.description))
         case (.codable, .json(let text)):
             guard (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: .fragmentsAllowed)) != nil else {
                 throw refuse("the value is not valid JSON")
             }
-            binds.append(JSONText(text: text))
+            binds.append(TextParameter(psqlType: .json, text: text))
         default:
             throw refuse("a \(attribute.kind.swiftTypeName) property cannot hold \(value)")
         }

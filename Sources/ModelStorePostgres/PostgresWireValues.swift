@@ -6,23 +6,14 @@ import PostgresNIO
 // the nearest microsecond (postgres-nio's Date truncates toward zero, so a
 // date before 2000 would move a microsecond later than one after it).
 
-/// A `numeric` parameter sent as decimal text, which PostgreSQL parses
-/// exactly (postgres-nio's binary Decimal goes through its own digit
-/// grouping; text leaves no room for a rounding).
-struct NumericText: PostgresNonThrowingEncodable {
+/// A parameter sent in PostgreSQL's text form, which the server parses:
+/// `numeric` as decimal text, exactly (postgres-nio's binary Decimal goes
+/// through its own digit grouping; text leaves no room for a rounding), and
+/// `json` as its text, unchanged.
+struct TextParameter: PostgresDynamicTypeEncodable {
+    let psqlType: PostgresDataType
     let text: String
-    static var psqlType: PostgresDataType { .numeric }
-    static var psqlFormat: PostgresFormat { .text }
-    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
-        byteBuffer.writeString(text)
-    }
-}
-
-/// A `json` parameter sent as its text, unchanged.
-struct JSONText: PostgresNonThrowingEncodable {
-    let text: String
-    static var psqlType: PostgresDataType { .json }
-    static var psqlFormat: PostgresFormat { .text }
+    var psqlFormat: PostgresFormat { .text }
     func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
         byteBuffer.writeString(text)
     }

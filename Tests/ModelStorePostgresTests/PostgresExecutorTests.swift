@@ -99,9 +99,7 @@ struct PostgresExecutorTests {
 
     @Test("Two serializable transactions that depend on each other's rows: one fails as a serialization failure")
     func serializationFailure() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let first = try database.executor()
-            let second = try database.executor()
+        try PostgresTestDatabase.withTwoExecutors { first, second, _ in
             try first.execute(#"CREATE TABLE "T" ("id" bigint)"#)
             try first.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
             try second.execute("BEGIN ISOLATION LEVEL SERIALIZABLE")
@@ -121,9 +119,7 @@ struct PostgresExecutorTests {
 
     @Test("A lock not granted within lock_timeout is reported as busy")
     func lockTimeout() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let holder = try database.executor()
-            let waiter = try database.executor()
+        try PostgresTestDatabase.withTwoExecutors { holder, waiter, _ in
             try holder.execute(#"CREATE TABLE "T" ("id" bigint)"#)
             try holder.execute("BEGIN")
             try holder.execute(#"LOCK TABLE "T" IN ACCESS EXCLUSIVE MODE"#)
@@ -154,9 +150,7 @@ struct PostgresExecutorTests {
 
     @Test("After the server ends the session, the executor connects again at its next use")
     func reconnectAfterLostConnection() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            let killer = try database.executor()
+        try PostgresTestDatabase.withTwoExecutors { executor, killer, database in
             let pid = try executor.execute("SELECT pg_backend_pid()").rows.first?.decode(Int32.self)
             var binds = PostgresBindings()
             binds.append(pid)
@@ -187,9 +181,7 @@ struct PostgresExecutorTests {
 
     @Test("A transaction whose connection is lost fails; nothing more runs in it, and the next use reconnects")
     func lostConnectionInTransaction() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            let killer = try database.executor()
+        try PostgresTestDatabase.withTwoExecutors { executor, killer, _ in
             try executor.execute(#"CREATE TABLE "T" ("id" bigint)"#)
             let pid = try executor.execute("SELECT pg_backend_pid()").rows.first?.decode(Int32.self)
             #expect(throws: PostgresStoreError.self) {

@@ -45,6 +45,12 @@ enum PostgresTestDatabase {
         return try body(TestSchema(location: location, name: name))
     }
 
+    /// Runs `body` with a fresh schema and two executors on it (two
+    /// sessions), for what takes two: conflicts, locks, ending a session.
+    static func withTwoExecutors<T>(_ body: (PostgresExecutor, PostgresExecutor, TestSchema) throws -> T) throws -> T {
+        try withSchema { database in try body(try database.executor(), try database.executor(), database) }
+    }
+
     /// One test's PostgreSQL schema.
     struct TestSchema {
         let location: PostgresLocation

@@ -38,10 +38,7 @@ struct PostgresValueTests {
 
     @Test("Each kind round-trips its edge values, and nil when optional", arguments: cases)
     func roundTrip(kind: ValueKind, values: [DynamicValue]) throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            let attribute = Schema.Attribute(name: "value", kind: kind, swiftType: kind.swiftTypeName, isOptional: true)
-            try Self.createTable(attribute, executor)
+        try Self.withColumn(kind, optional: true) { executor, attribute in
             for value in values + [.null] {
                 let back = try Self.roundTrip(value, attribute, executor)
                 #expect(back == value, "\(kind): \(value) came back as \(back)")
@@ -49,30 +46,22 @@ struct PostgresValueTests {
         }
     }
 
-    @Test("NaN round-trips for Double and Float")
-    func notANumber() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            for kind in [ValueKind.double, .float] {
-                let attribute = Schema.Attribute(name: "value", kind: kind, swiftType: kind.swiftTypeName, isOptional: false)
-                try Self.createTable(attribute, executor)
-                guard case .double(let back) = try Self.roundTrip(.double(.nan), attribute, executor) else {
-                    Issue.record("NaN did not come back as a Double")
-                    continue
-                }
-                #expect(back.isNaN)
-                try executor.execute(#"DROP TABLE "E""#)
+    @Test("NaN round-trips for Double and Float", arguments: [ValueKind.double, .float])
+    func notANumber(kind: ValueKind) throws {
+        try Self.withColumn(kind) { executor, attribute in
+            guard case .double(let back) = try Self.roundTrip(.double(.nan), attribute, executor) else {
+                Issue.record("NaN did not come back as a Double")
+                return
             }
+            #expect(back.isNaN)
         }
     }
 
     @Test("0.1 + 0.2 stays exactly 0.3 as numeric, and the column's text is exact")
     func decimalIsExact() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            let attribute = Schema.Attribute(name: "value", kind: .decimal, swiftType: "Decimal", isOptional: false)
-            try Self.createTable(attribute, executor)
-            #expect(try Self.roundTrip(.decimal(Self.decimalSum), attribute, executor) == .decimal(Decimal(string: "0.3")!))
+        try Self.withColumn(.decimal) { executor, attribute in
+            let sum = try Self.roundTrip(.decimal(Self.decimalSum), attribute, executor)
+            #expect(sum == .decimal(Decimal(string: "0.3")!))
             let text = try executor.execute(#"SELECT "value"::text FROM "E""#).rows.first?.decode(String.self)
             #expect(text == "0.3")
         }
@@ -80,16 +69,12 @@ struct PostgresValueTests {
 
     @Test("A date keeps its microseconds; a finer fraction rounds to the nearest microsecond")
     func dateBelowAMicrosecond() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            let attribute = Schema.Attribute(name: "value", kind: .date, swiftType: "Date", isOptional: false)
-            try Self.createTable(attribute, executor)
-            let fine = Date(timeIntervalSinceReferenceDate: 100.000_000_7)
-            #expect(try Self.roundTrip(.date(fine), attribute, executor) == .date(Date(timeIntervalSinceReferenceDate: 100.000_001)))
-            let before2000 = Date(timeIntervalSinceReferenceDate: -400_000_000.000_000_4)
-            #expect(
-                try Self.roundTrip(.date(before2000), attribute, executor)
-                    == .date(Date(timeIntervalSinceReferenceDate: -400_000_000)))
+        try Self.withColumn(.date) { executor, attribute in
+            let fine = try Self.roundTrip(.date(Date(timeIntervalSinceReferenceDate: 100.000_000_7)), attribute, executor)
+            #expect(fine == .date(Date(timeIntervalSinceReferenceDate: 100.000_001)))
+            let before2000 = try Self.roundTrip(
+                .date(Date(timeIntervalSinceReferenceDate: -400_000_000.000_000_4)), attribute, executor)
+            #expect(before2000 == .date(Date(timeIntervalSinceReferenceDate: -400_000_000)))
         }
     }
 
@@ -142,9 +127,18 @@ struct PostgresValueTests {
         }
     }
 
-    static func createTable(_ attribute: Schema.Attribute, _ executor: PostgresExecutor) throws {
-        let schema = Schema(entities: [Schema.Entity(name: "E", attributes: [attribute])])
-        for statement in try PostgresSchemaSQL.createStatements(schema) { try executor.execute(statement) }
+    /// Runs `body` in a fresh schema with a table "E" made by
+    /// `PostgresSchemaSQL` for one attribute "value" of `kind`.
+    static func withColumn<T>(
+        _ kind: ValueKind, optional: Bool = false, _ body: (PostgresExecutor, Schema.Attribute) throws -> T
+    ) throws -> T {
+        try PostgresTestDatabase.withSchema { database in
+            let executor = try database.executor()
+            let attribute = Schema.Attribute(name: "value", kind: kind, swiftType: kind.swiftTypeName, isOptional: optional)
+            let schema = Schema(entities: [Schema.Entity(name: "E", attributes: [attribute])])
+            for statement in try PostgresSchemaSQL.createStatements(schema) { try executor.execute(statement) }
+            return try body(executor, attribute)
+        }
     }
 
     /// Writes `value` into a new row of "E" and reads it back.
