@@ -23,7 +23,9 @@ package struct PostgresBootstrap {
     /// migration tables of SQLite's format 4 (later steps).
     package static let formatVersion = 1
 
+    /// The connection the bootstrap runs on (its schema is the store's).
     package let executor: PostgresExecutor
+    /// The app's schema.
     package let schema: Schema
 
     /// What bootstrapping found.
@@ -33,12 +35,14 @@ package struct PostgresBootstrap {
         /// True when this call created the store.
         package var created: Bool
 
+        /// An outcome (for comparisons in tests).
         package init(identifier: String, created: Bool) {
             self.identifier = identifier
             self.created = created
         }
     }
 
+    /// A bootstrap of `schema` through `executor`; `run()` does the work.
     package init(executor: PostgresExecutor, schema: Schema) {
         self.executor = executor
         self.schema = schema

@@ -5,10 +5,11 @@ import ModelStore
 /// `ON CONFLICT`.
 ///
 /// Its shape is meant to become a protocol of the library beside SQLite's
-/// dialect once the backend seam exists (see this target's overview in
-/// `PostgresSchemaSQL`); until then only this target uses it. Pure string
-/// building: names are quoted, values are always bound (`$1`, `$2`…).
+/// dialect once the backend seam exists (see Overview.swift); until then
+/// only this target uses it. Pure string building: names are quoted, values
+/// are always bound (`$1`, `$2`…).
 package struct PostgresDialect: Sendable {
+    /// The dialect (it has no settings yet).
     package init() {}
 
     /// PostgreSQL's longest name, in bytes (NAMEDATALEN - 1). A longer name

@@ -32,8 +32,12 @@ import PostgresNIO
 package final class PostgresExecutor {
     /// A transaction's isolation level, as PostgreSQL names it.
     package enum IsolationLevel: String, Sendable, CaseIterable {
+        /// Each statement sees what was committed before it began.
         case readCommitted = "READ COMMITTED"
+        /// The transaction sees one snapshot; a conflicting write fails it.
         case repeatableRead = "REPEATABLE READ"
+        /// As if the transactions ran one after another; one that cannot be
+        /// fails with `PostgresStoreError.serializationFailure`.
         case serializable = "SERIALIZABLE"
     }
 
@@ -41,10 +45,13 @@ package final class PostgresExecutor {
     /// count in its command tag: rows inserted, updated, deleted or
     /// selected).
     package struct Result {
+        /// The rows, all read.
         package var rows: [PostgresRow]
+        /// The count of the command tag (0 for a command without one).
         package var affectedRows: Int
     }
 
+    /// Where the executor connects.
     package let location: PostgresLocation
     /// The PostgreSQL schema that unqualified names resolve to (set as the
     /// session's `search_path` at every connect); nil for the server's

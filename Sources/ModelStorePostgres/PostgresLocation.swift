@@ -19,11 +19,17 @@ package struct PostgresLocation: Sendable, Equatable, CustomStringConvertible {
         case require
     }
 
+    /// The server's host name or address (an IPv6 address without brackets).
     package var host: String
+    /// The server's TCP port.
     package var port: Int
+    /// The user to log in as.
     package var user: String
+    /// The user's password; nil for trust or peer authentication.
     package var password: String?
+    /// The database to connect to.
     package var database: String
+    /// Whether the connection uses TLS.
     package var tls: TLSMode
 
     /// Reads a `postgres://` or `postgresql://` URL. The user name is

@@ -28,12 +28,8 @@ import ModelStore
 /// The SQLite DDL (`SchemaSQL`) is not touched by this target: a SQLite
 /// store's tables are compared with the SQL ModelStore expects, byte for byte.
 ///
-/// What the library's context needs before it can run on PostgreSQL (the
-/// seam the lead designs): today `PersistentRow` and the `_$bindValue` /
-/// row-reading code the `@Model` macro generates call `Statement` (SQLite's
-/// prepared statement) directly, through `ColumnValue._decode(from:column:)`
-/// and `_encode(into:at:)`; a row source / bind sink protocol there, with
-/// this target's `PostgresValues` behind it, is the next step.
+/// What the library needs before its context can use these tables: see
+/// Overview.swift.
 package enum PostgresSchemaSQL {
     /// The statements that create `schema`'s tables, indexes, join tables
     /// and foreign keys, in an order PostgreSQL accepts.
