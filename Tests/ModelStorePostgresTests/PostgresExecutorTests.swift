@@ -6,11 +6,21 @@ import Testing
 
 @Suite("PostgreSQL executor", .enabled(if: PostgresTestDatabase.isEnabled, PostgresTestDatabase.disabledReason))
 struct PostgresExecutorTests {
-    @Test("Bound values go in as $1, $2 and come back in rows, with the affected row count")
-    func boundValuesAndRows() throws {
+    struct Failure: Error {}
+
+    /// Runs `body` with an executor on a fresh schema that holds a table
+    /// "T" with these columns.
+    static func withTable(_ columns: String, _ body: (PostgresExecutor) throws -> Void) throws {
         try PostgresTestDatabase.withSchema { database in
             let executor = try database.executor()
-            try executor.execute(#"CREATE TABLE "T" ("id" bigint, "name" text)"#)
+            try executor.execute(#"CREATE TABLE "T" ("# + columns + ")")
+            try body(executor)
+        }
+    }
+
+    @Test("Bound values go in as $1, $2 and come back in rows, with the affected row count")
+    func boundValuesAndRows() throws {
+        try Self.withTable(#""id" bigint, "name" text"#) { executor in
             var binds = PostgresBindings()
             binds.append(Int64(7))
             binds.append("it's \"quoted\"; DROP TABLE T")
@@ -25,10 +35,7 @@ struct PostgresExecutorTests {
 
     @Test("A transaction commits when its body returns and rolls back when it throws, at the isolation level asked")
     func transactions() throws {
-        struct Failure: Error {}
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            try executor.execute(#"CREATE TABLE "T" ("id" bigint)"#)
+        try Self.withTable(#""id" bigint"#) { executor in
             for level in PostgresExecutor.IsolationLevel.allCases {
                 let shown = try executor.transaction(isolation: level) {
                     try executor.execute("SHOW transaction_isolation").rows.first?.decode(String.self)
@@ -49,10 +56,7 @@ struct PostgresExecutorTests {
 
     @Test("A savepoint that throws undoes only its own work; the transaction goes on")
     func savepoints() throws {
-        struct Failure: Error {}
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            try executor.execute(#"CREATE TABLE "T" ("id" bigint PRIMARY KEY)"#)
+        try Self.withTable(#""id" bigint PRIMARY KEY"#) { executor in
             try executor.transaction {
                 try executor.execute(#"INSERT INTO "T" VALUES (1)"#)
                 // A failed statement aborts a PostgreSQL transaction; the
@@ -72,9 +76,7 @@ struct PostgresExecutorTests {
 
     @Test("A unique violation names its constraint and the statement")
     func uniqueViolation() throws {
-        try PostgresTestDatabase.withSchema { database in
-            let executor = try database.executor()
-            try executor.execute(#"CREATE TABLE "T" ("code" text, CONSTRAINT "T.unique(code)" UNIQUE ("code"))"#)
+        try Self.withTable(#""code" text, CONSTRAINT "T.unique(code)" UNIQUE ("code")"#) { executor in
             let insert = #"INSERT INTO "T" VALUES ('a')"#
             try executor.execute(insert)
             let error = #expect(throws: PostgresStoreError.self) { try executor.execute(insert) }
