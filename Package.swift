@@ -34,6 +34,10 @@ let package = Package(
         // by CI so that a broken link in the docs fails it): no target
         // depends on it, so it adds nothing to any build.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
+        // The PostgreSQL backend's foundation (ModelStorePostgres) only; no
+        // other target depends on it, so an app that imports ModelStore
+        // builds no NIO.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system's libsqlite3, through a tiny module map and a shim for the
@@ -160,6 +164,17 @@ let package = Package(
             swiftSettings: [
                 .defaultIsolation(MainActor.self), .swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"]),
             ]
+        ),
+        // The PostgreSQL backend's foundation: a synchronous executor over
+        // postgres-nio, the dialect and value mapping, the DDL and the
+        // metadata bootstrap. Nothing but its tests depends on it.
+        .target(
+            name: "ModelStorePostgres",
+            dependencies: ["ModelStore", .product(name: "PostgresNIO", package: "postgres-nio")]
+        ),
+        .testTarget(
+            name: "ModelStorePostgresTests",
+            dependencies: ["ModelStorePostgres", "ModelStore"]
         ),
         .testTarget(
             name: "ModelStoreMacrosTests",

@@ -1,13 +1,13 @@
 import Foundation
 
 /// The keys of ModelStore's metadata table.
-enum MetadataKey {
-    static let table = "_modelstore_metadata"
-    static let formatVersion = "formatVersion"
-    static let storeIdentifier = "storeIdentifier"
-    static let schema = "schema"
-    static let schemaFingerprint = "schemaFingerprint"
-    static let schemaVersion = "schemaVersion"
+package enum MetadataKey {
+    package static let table = "_modelstore_metadata"
+    package static let formatVersion = "formatVersion"
+    package static let storeIdentifier = "storeIdentifier"
+    package static let schema = "schema"
+    package static let schemaFingerprint = "schemaFingerprint"
+    package static let schemaVersion = "schemaVersion"
 }
 
 /// Sets up a new store, or checks an existing one, on a fresh connection.

@@ -13,12 +13,12 @@ extension Schema {
 extension Schema.Entity {
     /// The name of the index that enforces a compound unique constraint:
     /// `Trip.unique(name,startDate)`.
-    static func uniqueIndexName(_ entity: String, _ attributes: [String]) -> String {
+    package static func uniqueIndexName(_ entity: String, _ attributes: [String]) -> String {
         "\(entity).unique(\(attributes.joined(separator: ",")))"
     }
 
     /// The name of an `#Index` index: `Trip.index(name,startDate)`.
-    static func indexName(_ entity: String, _ attributes: [String]) -> String {
+    package static func indexName(_ entity: String, _ attributes: [String]) -> String {
         "\(entity).index(\(attributes.joined(separator: ",")))"
     }
 

@@ -104,9 +104,9 @@ extension Schema.Relationship {
 }
 
 /// Names of the columns of every join table.
-enum JoinTableColumn {
-    static let source = "source"
-    static let target = "target"
-    static let sourceOrder = "source_order"
-    static let targetOrder = "target_order"
+package enum JoinTableColumn {
+    package static let source = "source"
+    package static let target = "target"
+    package static let sourceOrder = "source_order"
+    package static let targetOrder = "target_order"
 }

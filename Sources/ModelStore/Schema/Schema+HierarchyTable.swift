@@ -10,7 +10,7 @@
 
 /// The column of a hierarchy's table that holds each row's entity name.
 /// Underscored like `_pk` and `_version`, which no property may be named.
-let entityColumn = "_entity"
+package let entityColumn = "_entity"
 
 extension Schema {
     /// The name of the table that holds `entityName`'s objects: its root
@@ -57,7 +57,7 @@ extension Schema {
     /// and `#Index` apply to the hierarchy's table. Entities without a
     /// hierarchy are unchanged. `discriminated` names the tables with the
     /// discriminator column. `self` must be resolved and validated.
-    func storageLayout() -> (schema: Schema, discriminated: Set<String>) {
+    package func storageLayout() -> (schema: Schema, discriminated: Set<String>) {
         guard entities.contains(where: { $0.superentityName != nil }) else { return (self, []) }
         var tables: [Entity] = []
         var discriminated: Set<String> = []
