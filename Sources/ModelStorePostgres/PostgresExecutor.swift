@@ -131,18 +131,41 @@ package final class PostgresExecutor {
     @discardableResult
     package func transaction<T>(isolation: IsolationLevel = .readCommitted, _ body: () throws -> T) throws -> T {
         precondition(transactionLost == nil, "PostgresExecutor.transaction does not nest; use savepoint(_:)")
-        try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)")
-        transactionLost = false
-        defer {
-            transactionLost = nil
-            savepointDepth = 0
-        }
+        try begin(isolation: isolation)
         let value: T
         do {
             value = try body()
         } catch {
-            if transactionLost == false { _ = try? execute("ROLLBACK") }
+            rollback()
             throw error
+        }
+        try commit()
+        return value
+    }
+
+    /// True between `begin` and `commit` or `rollback`.
+    package var isInTransaction: Bool { transactionLost != nil }
+
+    /// Begins a transaction, for a caller whose transaction is not one
+    /// closure (the backend seam's BEGIN and COMMIT statements); prefer
+    /// `transaction(isolation:_:)`.
+    /// - Throws: `PostgresStoreError` from BEGIN; `.server` inside a transaction.
+    package func begin(isolation: IsolationLevel) throws(PostgresStoreError) {
+        let sql = "BEGIN ISOLATION LEVEL \(isolation.rawValue)"
+        guard transactionLost == nil else {
+            throw .server(sqlState: "25001", message: "a transaction is already open", statement: sql)
+        }
+        try execute(sql)
+        transactionLost = false
+    }
+
+    /// Commits the transaction `begin` opened; when COMMIT fails (a
+    /// serialization failure, a deferred foreign key), rolls back.
+    /// - Throws: `PostgresStoreError` from COMMIT.
+    package func commit() throws(PostgresStoreError) {
+        defer {
+            transactionLost = nil
+            savepointDepth = 0
         }
         do {
             try execute("COMMIT")
@@ -150,7 +173,14 @@ package final class PostgresExecutor {
             if transactionLost == false { _ = try? execute("ROLLBACK") }
             throw error
         }
-        return value
+    }
+
+    /// Rolls back the transaction `begin` opened; a transaction whose
+    /// connection was lost is gone already.
+    package func rollback() {
+        if transactionLost == false { _ = try? execute("ROLLBACK") }
+        transactionLost = nil
+        savepointDepth = 0
     }
 
     /// Runs `body` inside a savepoint of the current transaction: released

@@ -154,75 +154,10 @@ final class ForeignStatement {
         if let rowEcho { sqlite3_reset(rowEcho) }
     }
 
-    /// The number of parameters of SQLite SQL text: its `?` placeholders,
-    /// or the highest `?NNN`, outside string literals, quoted names and
-    /// comments (as SQLite numbers them; the library never names parameters
-    /// with `:`, `@` or `$`).
+    /// The number of parameters of SQLite SQL text (see `SQLPlaceholders`).
     static func parameterCount(in sql: String) -> Int32 {
-        var count: Int32 = 0
-        var highestNumbered: Int32 = 0
-        var bytes = sql.utf8.makeIterator()
-        var pending: UInt8? = nil
-        func nextByte() -> UInt8? {
-            if let byte = pending {
-                pending = nil
-                return byte
-            }
-            return bytes.next()
-        }
-        while let byte = nextByte() {
-            switch byte {
-            case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"):
-                // A doubled quote inside is two quotes back to back: the
-                // literal ends and a new one begins, with the same count.
-                while let inner = nextByte(), inner != byte {}
-            case UInt8(ascii: "["):
-                while let inner = nextByte(), inner != UInt8(ascii: "]") {}
-            case UInt8(ascii: "-"):
-                guard let following = nextByte() else { break }
-                if following == UInt8(ascii: "-") {
-                    while let inner = nextByte(), inner != UInt8(ascii: "\n") {}
-                } else {
-                    pending = following
-                }
-            case UInt8(ascii: "/"):
-                guard let following = nextByte() else { break }
-                if following == UInt8(ascii: "*") {
-                    var previous: UInt8 = 0
-                    while let inner = nextByte() {
-                        if previous == UInt8(ascii: "*") && inner == UInt8(ascii: "/") { break }
-                        previous = inner
-                    }
-                } else {
-                    pending = following
-                }
-            case UInt8(ascii: "?"):
-                var number: Int32 = 0
-                var hasDigits = false
-                while let digit = nextByte() {
-                    guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else {
-                        pending = digit
-                        break
-                    }
-                    hasDigits = true
-                    number = min(number * 10 + Int32(digit - UInt8(ascii: "0")), Int32(SQLITE_MAX_VARIABLE_NUMBER_LIMIT))
-                }
-                if hasDigits {
-                    highestNumbered = max(highestNumbered, number)
-                    count = max(count, number)
-                } else {
-                    count += 1
-                }
-            default:
-                break
-            }
-        }
-        return max(count, highestNumbered)
+        SQLPlaceholders.scan(sql).count
     }
-
-    /// SQLite's own limit on a parameter's number; a higher `?NNN` fails to
-    /// prepare as it would on SQLite.
-    private static let SQLITE_MAX_VARIABLE_NUMBER_LIMIT = 32_766
 
     /// `SELECT ?1, …, ?width` (with `names` as the columns' names), prepared
     /// on the connection's in-memory database.
@@ -280,5 +215,78 @@ final class ForeignStatement {
             }
         }
         guard code == SQLITE_OK else { throw makeError(code, memory, sql: sql, path: path) }
+    }
+}
+
+/// The parameters of the SQL the library writes for SQLite: `?`, which
+/// takes the number after the highest so far, and `?NNN`, outside string
+/// literals, quoted names and comments (the library never names parameters
+/// with `:`, `@` or `$`). A foreign database renumbers them in its own
+/// style (`$1` for PostgreSQL) with `scan(_:renaming:)`.
+package enum SQLPlaceholders {
+    /// SQLite's own limit on a parameter's number; a higher `?NNN` fails to
+    /// prepare there, and is cut to it here.
+    private static let highestNumber: Int32 = 32_766
+
+    /// The number of parameters of `sql`, and `sql` with each placeholder
+    /// replaced by `rename(number)` (unchanged when `rename` is nil).
+    package static func scan(_ sql: String, renaming rename: ((Int32) -> String)? = nil) -> (count: Int32, sql: String) {
+        let bytes = Array(sql.utf8)
+        var output: [UInt8] = []
+        if rename != nil { output.reserveCapacity(bytes.count + 16) }
+        var count: Int32 = 0
+        var index = 0
+        // Copies bytes[from..<to] to the output when renaming.
+        func copy(_ from: Int, _ to: Int) {
+            if rename != nil { output.append(contentsOf: bytes[from..<min(to, bytes.count)]) }
+        }
+        func skip(until terminator: UInt8, from start: Int) -> Int {
+            var position = start
+            while position < bytes.count && bytes[position] != terminator { position += 1 }
+            return min(position + 1, bytes.count)
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            let start = index
+            switch byte {
+            case UInt8(ascii: "'"), UInt8(ascii: "\""), UInt8(ascii: "`"):
+                // A doubled quote inside ends one literal and starts the next.
+                index = skip(until: byte, from: index + 1)
+                copy(start, index)
+            case UInt8(ascii: "["):
+                index = skip(until: UInt8(ascii: "]"), from: index + 1)
+                copy(start, index)
+            case UInt8(ascii: "-") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "-"):
+                index = skip(until: UInt8(ascii: "\n"), from: index + 2)
+                copy(start, index)
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "*"):
+                index += 2
+                while index + 1 < bytes.count && !(bytes[index] == UInt8(ascii: "*") && bytes[index + 1] == UInt8(ascii: "/")) {
+                    index += 1
+                }
+                index = min(index + 2, bytes.count)
+                copy(start, index)
+            case UInt8(ascii: "?"):
+                index += 1
+                var number: Int32 = 0
+                var hasDigits = false
+                while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+                    hasDigits = true
+                    number = min(number * 10 + Int32(bytes[index] - UInt8(ascii: "0")), highestNumber)
+                    index += 1
+                }
+                if !hasDigits {
+                    count += 1
+                    number = count
+                } else {
+                    count = max(count, number)
+                }
+                if let rename { output.append(contentsOf: rename(number).utf8) }
+            default:
+                index += 1
+                copy(start, index)
+            }
+        }
+        return (count, rename == nil ? sql : String(decoding: output, as: UTF8.self))
     }
 }

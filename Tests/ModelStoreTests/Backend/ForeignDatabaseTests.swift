@@ -160,3 +160,17 @@ struct ForeignDatabaseTests {
         #expect(ForeignStatement.parameterCount(in: sql) == expected, "\(sql)")
     }
 }
+
+@Suite("SQL placeholders")
+struct SQLPlaceholdersTests {
+    @Test(
+        "placeholders are renumbered in a foreign database's style, and nothing else changes",
+        arguments: [
+            ("SELECT ?, ?", "SELECT $1, $2"), ("SELECT ?2, ?1, ?", "SELECT $2, $1, $3"),
+            ("SELECT '?', \"a?\" FROM t WHERE x = ? -- ?\n AND y = ?", "SELECT '?', \"a?\" FROM t WHERE x = $1 -- ?\n AND y = $2"),
+            ("SELECT /* ? */ ?", "SELECT /* ? */ $1"), ("SELECT 'it''s', ?", "SELECT 'it''s', $1"), ("SELECT 1", "SELECT 1"),
+        ] as [(String, String)])
+    func renumbering(sql: String, expected: String) {
+        #expect(SQLPlaceholders.scan(sql, renaming: { "$\($0)" }).sql == expected)
+    }
+}
