@@ -127,10 +127,10 @@ package final class PostgresExecutor {
     /// `COMMIT` when `body` returns, `ROLLBACK` when it throws (the error is
     /// rethrown). Transactions do not nest: use `savepoint` inside one.
     /// - Throws: what `body` throws, or `PostgresStoreError` from BEGIN or
-    ///   COMMIT (a serialization failure at COMMIT, a deferred foreign key).
+    ///   COMMIT (a serialization failure at COMMIT, a deferred foreign key);
+    ///   `.server` (SQLSTATE 25001) inside a transaction already.
     @discardableResult
     package func transaction<T>(isolation: IsolationLevel = .readCommitted, _ body: () throws -> T) throws -> T {
-        precondition(transactionLost == nil, "PostgresExecutor.transaction does not nest; use savepoint(_:)")
         try begin(isolation: isolation)
         let value: T
         do {
@@ -186,10 +186,13 @@ package final class PostgresExecutor {
     /// Runs `body` inside a savepoint of the current transaction: released
     /// when `body` returns, rolled back to (undoing only `body`'s work,
     /// the transaction going on) when it throws.
-    /// - Throws: what `body` throws, or `PostgresStoreError`.
+    /// - Throws: what `body` throws, or `PostgresStoreError`; `.server`
+    ///   (SQLSTATE 25P01) outside a transaction.
     @discardableResult
     package func savepoint<T>(_ body: () throws -> T) throws -> T {
-        precondition(transactionLost != nil, "PostgresExecutor.savepoint needs a transaction")
+        guard transactionLost != nil else {
+            throw PostgresStoreError.server(sqlState: "25P01", message: "a savepoint needs a transaction", statement: "SAVEPOINT")
+        }
         savepointDepth += 1
         defer { savepointDepth -= 1 }
         let name = "\"modelstore_savepoint_\(savepointDepth)\""

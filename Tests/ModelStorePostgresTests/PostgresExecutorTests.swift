@@ -74,6 +74,22 @@ struct PostgresExecutorTests {
         }
     }
 
+    @Test("A transaction inside a transaction, and a savepoint outside one, are errors, not crashes; the outer transaction goes on")
+    func misuseIsAnError() throws {
+        try Self.withTable(#""id" bigint"#) { executor in
+            #expect(throws: PostgresStoreError.server(sqlState: "25P01", message: "a savepoint needs a transaction", statement: "SAVEPOINT")) {
+                try executor.savepoint { try executor.execute(#"INSERT INTO "T" VALUES (1)"#) }
+            }
+            try executor.transaction {
+                try executor.execute(#"INSERT INTO "T" VALUES (2)"#)
+                #expect(throws: PostgresStoreError.self) { try executor.transaction {} }
+                #expect(executor.isInTransaction)
+            }
+            let ids = try executor.execute(#"SELECT "id" FROM "T""#).rows.map { try $0.decode(Int64.self) }
+            #expect(ids == [2])
+        }
+    }
+
     @Test("A unique violation names its constraint and the statement")
     func uniqueViolation() throws {
         try Self.withTable(#""code" text, CONSTRAINT "T.unique(code)" UNIQUE ("code")"#) { executor in
