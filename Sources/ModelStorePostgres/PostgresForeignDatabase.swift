@@ -35,7 +35,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     package func run(_ sql: String, parameters: [SQLiteValue]) throws(SQLiteError) -> any ForeignRows {
         // The library also prepares ROLLBACK as a statement, so that rolling
         // back never needs memory to compile SQL.
-        if parameters.isEmpty, try controlTransaction(sql) { return Rows(columnNames: [], rows: []) }
+        if parameters.isEmpty, try controlTransaction(sql) { return BufferedForeignRows(columnNames: [], rows: []) }
         let translated = SQLPlaceholders.scan(sql, renaming: { "$\($0)" }).sql
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
@@ -65,7 +65,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             }
             rows.append(values)
         }
-        return Rows(columnNames: columnNames, rows: rows)
+        return BufferedForeignRows(columnNames: columnNames, rows: rows)
     }
 
     package func execute(_ sql: String) throws(SQLiteError) {
@@ -141,17 +141,5 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         case .server: code = SQLiteError.error
         }
         return SQLiteError(extendedCode: code, message: error.description, sql: sql)
-    }
-
-    private final class Rows: ForeignRows {
-        let columnNames: [String]
-        private var rows: IndexingIterator<[[SQLiteValue]]>
-
-        init(columnNames: [String], rows: [[SQLiteValue]]) {
-            self.columnNames = columnNames
-            self.rows = rows.makeIterator()
-        }
-
-        func next() throws(SQLiteError) -> [SQLiteValue]? { rows.next() }
     }
 }

@@ -64,6 +64,20 @@ package protocol ForeignRows: AnyObject {
     func next() throws(SQLiteError) -> [SQLiteValue]?
 }
 
+/// A result read whole, row by row: what a foreign database that buffers
+/// its results (as `ForeignRows` allows) returns.
+package final class BufferedForeignRows: ForeignRows {
+    package let columnNames: [String]
+    private var rows: IndexingIterator<[[SQLiteValue]]>
+
+    package init(columnNames: [String], rows: [[SQLiteValue]]) {
+        self.columnNames = columnNames
+        self.rows = rows.makeIterator()
+    }
+
+    package func next() throws(SQLiteError) -> [SQLiteValue]? { rows.next() }
+}
+
 /// What a `Statement` on a foreign connection adds to SQLite's statement:
 /// the SQL it sends, the echo statements its values pass through, and the
 /// run in progress.

@@ -39,7 +39,7 @@ final class ForwardingDatabase: ForeignDatabase {
         statement.reset()
         lastChanges = backing.changes
         lastRowID = backing.lastInsertRowID
-        return BufferedRows(columnNames: columnNames, rows: rows)
+        return BufferedForeignRows(columnNames: columnNames, rows: rows)
     }
 
     func execute(_ sql: String) throws(SQLiteError) {
@@ -50,16 +50,4 @@ final class ForwardingDatabase: ForeignDatabase {
     var isAutocommit: Bool { backing.isAutocommit }
     var changes: Int { lastChanges }
     var lastInsertRowID: Int64 { lastRowID }
-
-    private final class BufferedRows: ForeignRows {
-        let columnNames: [String]
-        private var rows: IndexingIterator<[[SQLiteValue]]>
-
-        init(columnNames: [String], rows: [[SQLiteValue]]) {
-            self.columnNames = columnNames
-            self.rows = rows.makeIterator()
-        }
-
-        func next() throws(SQLiteError) -> [SQLiteValue]? { rows.next() }
-    }
 }
