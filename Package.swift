@@ -114,12 +114,13 @@ let package = Package(
             // serve's browser test's driver, a Python script the test runs.
             exclude: ["Browser"]
         ),
-        // The library's own suites. They use no script, CLI or server
-        // dependency, so that the sanitizer passes can build them alone
-        // (see `sanitizerSubset` below).
+        // The library's own suites. They use no script or CLI dependency,
+        // and PostgreSQL only where `canImport(ModelStorePostgres)`, so that
+        // the sanitizer passes can build them alone (see `sanitizerSubset`
+        // below).
         .testTarget(
             name: "ModelStoreTests",
-            dependencies: ["ModelStore", "ModelStoreDynamic"]
+            dependencies: ["ModelStore", "ModelStoreDynamic", "ModelStorePostgres"]
         ),
         // The child process of the reliability tests: saves and migrates while
         // the tests kill it, and runs the fault-injection sweeps (a failing
@@ -198,6 +199,14 @@ if Context.environment["MODELSTORE_SANITIZER_SUBSET"] != nil {
         "ModelStoreTests", "SwiftDataShapeTests",
     ]
     package.targets.removeAll { !sanitizerSubset.contains($0.name) }
+    // The shared suites' PostgreSQL runs (`StoreKind.postgres`) are not
+    // part of the sanitizer passes: without the target they compile out.
+    for target in package.targets {
+        target.dependencies.removeAll { dependency in
+            guard case .byNameItem(let name, _) = dependency else { return false }
+            return name == "ModelStorePostgres"
+        }
+    }
     package.products.removeAll { $0.name != "ModelStore" }
     package.dependencies.removeAll { dependency in
         guard case .sourceControl(_, let location, _) = dependency.kind else { return false }

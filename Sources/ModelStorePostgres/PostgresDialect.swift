@@ -37,6 +37,11 @@ package struct PostgresDialect: Sendable {
 
     /// The column type that holds an attribute of `kind` exactly.
     ///
+    /// A Date is `double precision` seconds since 2001-01-01 UTC, as in a
+    /// SQLite store, not `timestamptz`, which keeps only microseconds (see
+    /// `PostgresValues`); `to_timestamp("column" + 978307200)` reads it as a
+    /// timestamp.
+    ///
     /// Narrow integers get the smallest PostgreSQL integer that holds them,
     /// with a CHECK for the rest of the range (`checkRange`). Codable values
     /// are `json`, not `jsonb`: jsonb reorders an object's keys (shorter
@@ -54,7 +59,7 @@ package struct PostgresDialect: Sendable {
         case .double: "double precision"
         case .float: "real"
         case .string, .url: "text"
-        case .date: "timestamp with time zone"
+        case .date: "double precision"
         case .uuid: "uuid"
         case .data: "bytea"
         case .decimal: "numeric"

@@ -6,25 +6,33 @@ import PostgresNIO
 /// (`ForeignDatabase`): the statements a `Connection` runs go to the server
 /// through a `PostgresExecutor`, with the values crossing as SQLite's.
 ///
-/// What it translates today is the statement level: placeholders (`?`,
-/// `?NNN` become `$1`…), the transaction statements the library sends
-/// (`BEGIN IMMEDIATE TRANSACTION` begins a serializable transaction, as
-/// IMMEDIATE takes the write lock at once; `BEGIN DEFERRED TRANSACTION` a
-/// repeatable-read one, one snapshot for a block of reads), values by
-/// storage class, and errors into SQLite's codes. SQL that only SQLite
-/// understands (PRAGMA, `sqlite_schema`, `json_each`, STRICT tables) is
-/// sent as it is and fails with the server's error: the library's SQL
-/// builders do not yet write for a dialect, so a `ModelContainer` cannot
-/// open a PostgreSQL store through this yet.
+/// The SQL is translated by `PostgresSQLTranslator` (once per statement
+/// text); the transaction statements the library sends run through the
+/// executor (`BEGIN IMMEDIATE TRANSACTION` begins a serializable
+/// transaction, as IMMEDIATE takes the write lock at once; `BEGIN DEFERRED
+/// TRANSACTION` a repeatable-read one, one snapshot for a block of reads).
+/// Parameters are sent as text of no declared type, so that the server
+/// types each from its place in the statement (a `1` into a boolean
+/// column, a UUID's text into a uuid one, a Decimal's text into numeric),
+/// as SQLite's loose typing lets the library assume; blobs are bytea.
+/// Results come back by storage class, errors as SQLite's codes.
 package final class PostgresForeignDatabase: ForeignDatabase {
     package let executor: PostgresExecutor
     package let displayName: String
+    /// Translates the library's SQL; its key columns are set once the
+    /// store's tables are known (`PostgresStore`'s bootstrap).
+    package var translator: PostgresSQLTranslator
+    /// What `PRAGMA data_version` answers: it changes when another session
+    /// committed, as SQLite's does (see `PostgresStore`).
+    package var dataVersion: @Sendable () -> Int64 = { 0 }
     private var lastChanges = 0
     private var lastRowID: Int64 = 0
+    private var translations: [String: PostgresSQLTranslator.Translation] = [:]
 
     /// A session on `executor`'s connection.
-    package init(executor: PostgresExecutor) {
+    package init(executor: PostgresExecutor, translator: PostgresSQLTranslator = PostgresSQLTranslator(keyColumns: [:])) {
         self.executor = executor
+        self.translator = translator
         displayName = executor.location.description
     }
 
@@ -36,24 +44,29 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         // The library also prepares ROLLBACK as a statement, so that rolling
         // back never needs memory to compile SQL.
         if parameters.isEmpty, try controlTransaction(sql) { return BufferedForeignRows(columnNames: [], rows: []) }
-        let translated = SQLPlaceholders.scan(sql, renaming: { "$\($0)" }).sql
+        let translation = try translation(of: sql)
+        if translation.isDataVersion { return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(dataVersion())]]) }
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
             switch value {
             case .null: binds.appendNull()
-            case .integer(let integer): binds.append(integer)
-            case .real(let real): binds.append(real)
-            case .text(let text): binds.append(text)
+            case .integer(let integer): binds.append(UntypedParameter(text: String(integer)))
+            case .real(let real): binds.append(UntypedParameter(text: Self.text(of: real)))
+            case .text(let text): binds.append(UntypedParameter(text: text))
             case .blob(let data): binds.append(ByteBuffer(bytes: data))
             }
         }
         let result: PostgresExecutor.Result
         do {
-            result = try executor.execute(translated, binds)
+            result = try executor.execute(translation.sql, binds)
         } catch {
             throw Self.sqliteError(error, sql: sql)
         }
         lastChanges = result.affectedRows
+        if translation.returnedKey != nil {
+            if let cell = result.rows.first?.first, case .integer(let key) = try Self.value(of: cell, sql: sql) { lastRowID = key }
+            return BufferedForeignRows(columnNames: [], rows: [])
+        }
         var columnNames: [String] = []
         var rows: [[SQLiteValue]] = []
         rows.reserveCapacity(result.rows.count)
@@ -66,6 +79,23 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             rows.append(values)
         }
         return BufferedForeignRows(columnNames: columnNames, rows: rows)
+    }
+
+    /// The translation of `sql`, made once per text.
+    private func translation(of sql: String) throws(SQLiteError) -> PostgresSQLTranslator.Translation {
+        if let known = translations[sql] { return known }
+        let translation = try translator.translate(sql)
+        translations[sql] = translation
+        return translation
+    }
+
+    /// A Double as PostgreSQL's float input reads it back exactly: Swift's
+    /// shortest round-trip digits, and PostgreSQL's names for infinities.
+    static func text(of real: Double) -> String {
+        if real == .infinity { return "Infinity" }
+        if real == -.infinity { return "-Infinity" }
+        if real.isNaN { return "NaN" }
+        return "\(real)"
     }
 
     package func execute(_ sql: String) throws(SQLiteError) {

@@ -77,14 +77,34 @@ package enum PostgresSchemaSQL {
             if let orderColumn { columns.append("\(try q(orderColumn)) bigint") }
         }
         columns.append("\(try q(rowVersionColumn)) bigint NOT NULL DEFAULT 1")
-        var uniques = entity.attributes.filter(\.isUnique).map { [$0.name] }
-        uniques += entity.uniqueConstraints.filter { !uniques.contains($0) }
-        for attributes in uniques {
+        for attributes in uniqueColumnSets(of: entity) {
             let name = Schema.Entity.uniqueIndexName(entity.name, attributes)
             let list = try attributes.map(q).joined(separator: ", ")
             columns.append("CONSTRAINT \(try q(name)) UNIQUE (\(list))")
         }
         return "CREATE TABLE \(try q(entity.name)) (\(columns.joined(separator: ", ")))"
+    }
+
+    /// The column lists of a table's UNIQUE constraints, in the order they
+    /// are declared: each unique attribute, then each `#Unique`.
+    static func uniqueColumnSets(of entity: Schema.Entity) -> [[String]] {
+        var uniques = entity.attributes.filter(\.isUnique).map { [$0.name] }
+        uniques += entity.uniqueConstraints.filter { !uniques.contains($0) }
+        return uniques
+    }
+
+    /// The columns an upsert into each table names as its conflict target:
+    /// those of the table's first UNIQUE constraint (PostgreSQL's
+    /// `ON CONFLICT` takes one target, where SQLite's may leave it out and
+    /// match any), by table.
+    /// - Throws: `ModelStoreError.invalidSchema` when the schema is not valid.
+    package static func conflictTargets(_ schema: Schema) throws(ModelStoreError) -> [String: [String]] {
+        let (layout, _) = try schema.resolvingRelationships().storageLayout()
+        var targets: [String: [String]] = [:]
+        for entity in layout.entities {
+            if let first = uniqueColumnSets(of: entity).first { targets[entity.name] = first }
+        }
+        return targets
     }
 
     static func indexes(of entity: Schema.Entity, dialect: PostgresDialect) throws(ModelStoreError) -> [String] {

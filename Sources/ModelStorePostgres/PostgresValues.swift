@@ -15,10 +15,11 @@ import PostgresNIO
 ///   infinite);
 /// - String is `text`: PostgreSQL text cannot hold NUL, so a string with a
 ///   NUL is refused (never cut);
-/// - Date is `timestamptz`, to the microsecond: a finer fraction is rounded
-///   to the nearest microsecond, so a date comes back equal only when it
-///   was a whole number of microseconds (SQLite's REAL keeps a Double's
-///   precision instead); dates outside 4713 BC…294276 AD are refused;
+/// - Date is `double precision`, seconds since 2001-01-01 00:00 UTC
+///   (Foundation's reference date), as a SQLite store's REAL: exactly the
+///   Double a `Date` holds. `timestamptz` keeps only microseconds, so a
+///   `Date()` saved and read back would not be equal to itself, and an
+///   equality predicate on it would miss the row;
 /// - Decimal is `numeric`, exact both ways (a stored numeric with more
 ///   digits than Decimal holds is refused when read); Decimal's NaN is
 ///   refused;
@@ -71,10 +72,7 @@ package enum PostgresValues {
             }
             binds.append(string)
         case (.date, .date(let date)):
-            guard let timestamp = TimestampMicroseconds(date) else {
-                throw refuse("the date is outside what PostgreSQL's timestamptz holds (4713 BC to 294276 AD)")
-            }
-            binds.append(timestamp)
+            binds.append(date.timeIntervalSinceReferenceDate)
         case (.uuid, .uuid(let uuid)):
             binds.append(uuid)
         case (.data, .data(let data)):
@@ -140,11 +138,9 @@ package enum PostgresValues {
                 guard let url = URL(string: text) else { throw refuse("the stored text is not a valid URL") }
                 return .url(url)
             case .date:
-                var buffer = bytes
-                guard buffer.readableBytes == 8, let microseconds = buffer.readInteger(as: Int64.self),
-                    TimestampMicroseconds.range.contains(microseconds)
-                else { throw refuse("the stored timestamp is infinite or malformed, which no Date is") }
-                return .date(TimestampMicroseconds(microseconds: microseconds).date)
+                let seconds = try cell.decode(Double.self)
+                guard seconds.isFinite else { throw refuse("the stored date is \(seconds), which no Date is") }
+                return .date(Date(timeIntervalSinceReferenceDate: seconds))
             case .uuid:
                 return .uuid(try cell.decode(UUID.self))
             case .data:
@@ -174,7 +170,7 @@ package enum PostgresValues {
         case .double: .float8
         case .float: .float4
         case .string, .url: .text
-        case .date: .timestamptz
+        case .date: .float8
         case .uuid: .uuid
         case .data: .bytea
         case .decimal: .numeric

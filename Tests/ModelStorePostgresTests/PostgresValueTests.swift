@@ -67,14 +67,13 @@ struct PostgresValueTests {
         }
     }
 
-    @Test("A date keeps its microseconds; a finer fraction rounds to the nearest microsecond")
+    @Test("A date keeps a Double's precision, below a microsecond too, as in SQLite")
     func dateBelowAMicrosecond() throws {
         try Self.withColumn(.date) { executor, attribute in
-            let fine = try Self.roundTrip(.date(Date(timeIntervalSinceReferenceDate: 100.000_000_7)), attribute, executor)
-            #expect(fine == .date(Date(timeIntervalSinceReferenceDate: 100.000_001)))
-            let before2000 = try Self.roundTrip(
-                .date(Date(timeIntervalSinceReferenceDate: -400_000_000.000_000_4)), attribute, executor)
-            #expect(before2000 == .date(Date(timeIntervalSinceReferenceDate: -400_000_000)))
+            for date in [Date(timeIntervalSinceReferenceDate: 100.000_000_7), Date(timeIntervalSinceReferenceDate: -400_000_000.000_000_4), Date()] {
+                let back = try Self.roundTrip(.date(date), attribute, executor)
+                #expect(back == .date(date))
+            }
         }
     }
 
@@ -87,7 +86,6 @@ struct PostgresValueTests {
             (.uint32, .int(Int64(UInt32.max) + 1), "range"),
             (.uint64, .int(-1), "range"),
             (.float, .double(1e300), "too large"),
-            (.date, .date(Date(timeIntervalSince1970: 1e16)), "timestamptz"),
             (.decimal, .decimal(.nan), "NaN"),
             (.codable, .json("{not json"), "JSON"),
             (.int, .string("1"), "cannot hold"),
@@ -108,8 +106,8 @@ struct PostgresValueTests {
     func outOfRangeStoredValue() throws {
         try PostgresTestDatabase.withSchema { database in
             let executor = try database.executor()
-            try executor.execute(#"CREATE TABLE "E" ("value" smallint, "n" numeric, "t" timestamptz)"#)
-            try executor.execute(#"INSERT INTO "E" VALUES (300, 1e50 + 0.5, 'infinity')"#)
+            try executor.execute(#"CREATE TABLE "E" ("value" smallint, "n" numeric, "t" double precision)"#)
+            try executor.execute(#"INSERT INTO "E" VALUES (300, 1e50 + 0.5, 'Infinity')"#)
             let row = try #require(try executor.execute(#"SELECT "value", "n", "t" FROM "E""#).rows.first)
             let cells = Array(row)
             let checks: [(ValueKind, Int)] = [(.int8, 0), (.decimal, 1), (.date, 2)]

@@ -3,24 +3,38 @@ import Testing
 @testable import ModelStore
 
 /// Where a test's store lives; tests that do not depend on the file run on
-/// each: in memory, in a file, and in a file reached through the backend
-/// seam (`ForwardingDatabase`), as a foreign database is.
+/// each: in memory, in a file, in a file reached through the backend seam
+/// (`ForwardingDatabase`), as a foreign database is, and in PostgreSQL
+/// (see PostgresTestStore.swift).
 enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case inMemory, file, throughSeam
+    case inMemory, file, throughSeam, postgres
     var testDescription: String { rawValue }
+
+    /// Every kind this run has: PostgreSQL when a server is given
+    /// (`MODELSTORE_POSTGRES_URL`) or in CI, where a missing server fails
+    /// the PostgreSQL cases instead of skipping them.
+    static var allCases: [StoreKind] {
+        PostgresTestSchema.isAvailable ? [.inMemory, .file, .throughSeam, .postgres] : [.inMemory, .file, .throughSeam]
+    }
 }
 
 /// A container for the test models, on disk or in memory.
 struct TestStore {
     let directory: TemporaryDirectory
     let configuration: ModelConfiguration
+    /// The PostgreSQL schema of a `.postgres` store, dropped with the last copy.
+    let postgresSchema: PostgresTestSchema?
 
     init(_ kind: StoreKind = .file) throws {
         directory = try TemporaryDirectory()
         // MODELSTORE_TESTS_THROUGH_SEAM=1 sends every file store of the
         // suites through the seam: a check of the seam against the whole
         // library, run by hand (the suites on every StoreKind run it in CI).
-        let kind = kind == .file && ProcessInfo.processInfo.environment["MODELSTORE_TESTS_THROUGH_SEAM"] != nil ? .throughSeam : kind
+        // MODELSTORE_TESTS_ON_POSTGRES=1 does the same with PostgreSQL.
+        let environment = ProcessInfo.processInfo.environment
+        var kind = kind == .file && environment["MODELSTORE_TESTS_THROUGH_SEAM"] != nil ? .throughSeam : kind
+        if kind == .file && environment["MODELSTORE_TESTS_ON_POSTGRES"] != nil { kind = .postgres }
+        postgresSchema = kind == .postgres ? try PostgresTestSchema() : nil
         switch kind {
         case .inMemory: configuration = ModelConfiguration(isStoredInMemoryOnly: true)
         case .file: configuration = ModelConfiguration(url: directory.file())
@@ -28,6 +42,9 @@ struct TestStore {
             var configuration = ModelConfiguration(url: directory.file())
             configuration.foreignDatabase = ForwardingDatabase.opener(path: configuration.url.path(percentEncoded: false))
             self.configuration = configuration
+        case .postgres:
+            guard let postgresSchema else { throw PostgresTestSchema.NotStarted() }
+            configuration = try postgresSchema.configuration()
         }
     }
 

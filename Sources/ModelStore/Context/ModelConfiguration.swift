@@ -104,7 +104,8 @@ public struct ModelConfiguration: Sendable, CustomStringConvertible {
 
     /// The path errors use: the file's path, or "in-memory store NAME".
     var displayPath: String {
-        isStoredInMemoryOnly ? "in-memory store \(name)" : url.path(percentEncoded: false)
+        if let foreignDatabase { return foreignDatabase.name }
+        return isStoredInMemoryOnly ? "in-memory store \(name)" : url.path(percentEncoded: false)
     }
 
     public var description: String {

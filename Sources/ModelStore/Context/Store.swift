@@ -81,10 +81,15 @@ package final class Store: Sendable {
             connection = try Store.openFile(configuration)
         }
         migrationConnection = nil
-        let outcome = try StoreBootstrap(
-            connection: connection, schema: schema, configuration: configuration, migrator: migrator,
-            migrationPlan: migrationPlan, toleratesForeignObjects: toleratingForeignObjects
-        ).run()
+        let outcome: StoreBootstrap.Outcome
+        if let bootstrap = configuration.foreignDatabase?.bootstrap {
+            outcome = StoreBootstrap.Outcome(identifier: try bootstrap(connection, schema, configuration))
+        } else {
+            outcome = try StoreBootstrap(
+                connection: connection, schema: schema, configuration: configuration, migrator: migrator,
+                migrationPlan: migrationPlan, toleratesForeignObjects: toleratingForeignObjects
+            ).run()
+        }
         self.identifier = outcome.identifier
         self.foreignObjects = outcome.foreignObjects
         attachments = []
@@ -259,10 +264,20 @@ package struct ForeignDatabaseOpener: Sendable {
     /// What errors call the database (a server and database name, never a password).
     package let name: String
     package let open: @Sendable () throws -> any ForeignDatabase
+    /// Sets up or checks the store on the database, in place of SQLite's
+    /// bootstrap, and returns the store's identifier; nil for a foreign
+    /// database that holds a SQLite store's tables as they are (the tests'
+    /// forwarding database). It runs on the store's first connection, and
+    /// must leave tables in the current store format (row versions, history).
+    package let bootstrap: (@Sendable (Connection, Schema, ModelConfiguration) throws -> String)?
 
-    package init(name: String, open: @escaping @Sendable () throws -> any ForeignDatabase) {
+    package init(
+        name: String, open: @escaping @Sendable () throws -> any ForeignDatabase,
+        bootstrap: (@Sendable (Connection, Schema, ModelConfiguration) throws -> String)? = nil
+    ) {
         self.name = name
         self.open = open
+        self.bootstrap = bootstrap
     }
 }
 

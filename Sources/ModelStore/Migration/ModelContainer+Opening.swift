@@ -63,4 +63,36 @@ extension ModelContainer {
     ) throws {
         try self.init(for: schema, migrationPlan: migrationPlan, configurations: configurations, migrator: OpenMigrator())
     }
+
+    /// Opens the stores of these configurations for these model types:
+    /// SQLite files or memory (`ModelConfiguration`) and other databases
+    /// (`PostgresConfiguration`), as SwiftData's
+    /// `init(for:configurations:)` with `DataStoreConfiguration`s.
+    ///
+    /// ```swift
+    /// let container = try ModelContainer(
+    ///     for: Trip.self, configurations: PostgresConfiguration(url: "postgres://app@db.internal/trips"))
+    /// ```
+    /// - Throws: `ModelStoreError.invalidConfiguration` for a configuration
+    ///   type ModelStore has no store for; what the configuration's
+    ///   `validate()` throws; otherwise as `init(for:migrationPlan:configurations:)`.
+    @_disfavoredOverload
+    public convenience init(
+        for forTypes: any PersistentModel.Type..., migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
+        configurations: any DataStoreConfiguration...
+    ) throws {
+        try self.init(for: Schema(forTypes), migrationPlan: migrationPlan, configurations: configurations)
+    }
+
+    /// Opens the stores of these configurations for a schema (see
+    /// `init(for:migrationPlan:configurations:)` with model types).
+    /// - Throws: as `init(for:migrationPlan:configurations:)` with model types.
+    @_disfavoredOverload
+    public convenience init(
+        for schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil, configurations: [any DataStoreConfiguration]
+    ) throws {
+        try self.init(
+            for: schema, migrationPlan: migrationPlan, configurations: try Self.modelConfigurations(configurations),
+            migrator: OpenMigrator())
+    }
 }

@@ -27,7 +27,7 @@ package final class Connection {
     let handle: OpaquePointer
     /// The database the statements run on when it is not SQLite (the
     /// backend seam: see ForeignDatabase.swift); nil for a SQLite file.
-    let foreign: (any ForeignDatabase)?
+    package let foreign: (any ForeignDatabase)?
     /// `foreign != nil`, read where a save reads per row (`changes`): a
     /// flag costs a load, while reading the existential retains it.
     private let isForeign: Bool

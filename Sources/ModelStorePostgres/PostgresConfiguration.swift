@@ -1,0 +1,106 @@
+import Foundation
+import ModelStore
+import Synchronization
+
+/// A store in a PostgreSQL database, in the style of SwiftData's
+/// `DataStoreConfiguration`: give it to `ModelContainer` in place of a
+/// `ModelConfiguration`, and the app's models, predicates and contexts run
+/// on the server unchanged.
+///
+/// ```swift
+/// import ModelStore
+/// import ModelStorePostgres
+///
+/// let container = try ModelContainer(
+///     for: Trip.self, configurations: PostgresConfiguration(url: "postgres://app@db.internal/trips"))
+/// ```
+///
+/// Opening the container connects, creates the store's tables in the
+/// PostgreSQL schema (`public` unless `databaseSchema` names another) when
+/// it holds none, or checks that they are the app's schema. Several app
+/// servers may open one new database at once: one of them creates the
+/// tables, the others wait for it and check them. Each context then has
+/// its own connection. See the "Scaling out" article for what differs
+/// from a SQLite store.
+public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvertible {
+    /// A name for the configuration.
+    public let name: String
+    /// The models this configuration stores, when not all of the container's.
+    public let schema: Schema?
+    /// The server and database: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=…]`.
+    /// TLS is off for a loopback host and required otherwise unless
+    /// `sslmode` says; `verify-full` and `require` verify the server's
+    /// certificate against the system's trust store.
+    public let url: String
+    /// The PostgreSQL schema (namespace) that holds the store's tables; nil
+    /// for the server's default search path (`public`). It must exist.
+    public let databaseSchema: String?
+    /// False for a read-only store: fetches work, `save()` throws.
+    public let allowsSave: Bool
+
+    /// A store in the database at `url`.
+    /// - Parameters:
+    ///   - name: a name for the configuration; the database's name by default.
+    ///   - schema: the models it stores, when not all of the container's.
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|require|verify-full]`.
+    ///   - databaseSchema: the PostgreSQL schema of the tables; nil for `public`.
+    ///   - allowsSave: false for a read-only store.
+    public init(_ name: String? = nil, schema: Schema? = nil, url: String, databaseSchema: String? = nil, allowsSave: Bool = true) {
+        self.schema = schema
+        self.url = url
+        self.databaseSchema = databaseSchema
+        self.allowsSave = allowsSave
+        self.name = name ?? (try? PostgresLocation(url: url).database) ?? "postgres"
+    }
+
+    /// Checks the URL.
+    /// - Throws: `PostgresStoreError.invalidURL` naming what is wrong with it
+    ///   (never showing the password).
+    public func validate() throws {
+        _ = try PostgresLocation(url: url)
+    }
+
+    /// The server, database and schema, without the password.
+    public var description: String {
+        let location = (try? PostgresLocation(url: url).description) ?? "an invalid PostgreSQL URL"
+        return "PostgresConfiguration(\(location)\(databaseSchema.map { ", schema \($0)" } ?? "")\(allowsSave ? "" : ", read-only"))"
+    }
+}
+
+extension PostgresConfiguration: ForeignStoreConfiguration {
+    package func modelConfiguration() throws -> ModelConfiguration {
+        let location = try PostgresLocation(url: url)
+        var configuration = ModelConfiguration(name, schema: schema, url: URL(filePath: "/dev/null"), allowsSave: allowsSave)
+        configuration.foreignDatabase = PostgresStore.opener(location: location, databaseSchema: databaseSchema)
+        return configuration
+    }
+}
+
+/// How a container opens a PostgreSQL store: connections through
+/// `PostgresForeignDatabase`, and the bootstrap that creates or checks
+/// the tables in place of SQLite's.
+package enum PostgresStore {
+    /// The opener of a store at `location`, in `databaseSchema`.
+    package static func opener(location: PostgresLocation, databaseSchema: String?) -> ForeignDatabaseOpener {
+        let translator = Mutex(PostgresSQLTranslator(keyColumns: [:]))
+        let name = "\(location)" + (databaseSchema.map { " (schema \($0))" } ?? "")
+        return ForeignDatabaseOpener(
+            name: name,
+            open: {
+                let executor = try PostgresExecutor(location: location, schema: databaseSchema)
+                return PostgresForeignDatabase(executor: executor, translator: translator.withLock { $0 })
+            },
+            bootstrap: { connection, schema, _ in
+                guard let database = connection.foreign as? PostgresForeignDatabase else {
+                    throw ModelStoreError.cannotOpen(path: name, reason: "its connection is not a PostgreSQL one")
+                }
+                let outcome = try PostgresBootstrap(executor: database.executor, schema: schema).run()
+                let tables = PostgresSQLTranslator(
+                    keyColumns: try PostgresBootstrap.keyColumns(database.executor),
+                    conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))
+                translator.withLock { $0 = tables }
+                database.translator = tables
+                return outcome.identifier
+            })
+    }
+}
