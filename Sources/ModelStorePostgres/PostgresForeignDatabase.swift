@@ -134,7 +134,11 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             switch cell.dataType {
             case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
             case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .float4, .float8:
+                // SQLite turns a bound NaN into NULL; the library stores it as
+                // the text 'NaN' (see ValueKind.columnType) and reads that.
+                let real = try cell.decode(Double.self)
+                return real.isNaN ? .text("NaN") : .real(real)
             case .text, .varchar, .name, .bpchar, .json: return .text(try cell.decode(String.self))
             case .uuid: return .text(try cell.decode(UUID.self).uuidString)
             case .bytea: return .blob(Data(bytes.readableBytesView))

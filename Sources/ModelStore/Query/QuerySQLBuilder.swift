@@ -187,7 +187,11 @@ package struct QuerySQLBuilder {
                         reason: "values of this type have no order (they are not Comparable)")
                 default: break
                 }
-                terms.append(sql + direction)
+                // SQLite's own order for NULL, said out loud for a column
+                // that may hold it, so that a database whose default differs
+                // (PostgreSQL sorts NULL last) sorts the same.
+                if term.isNullable { sql += ordering.descending ? " DESC NULLS LAST" : " NULLS FIRST" } else { sql += direction }
+                terms.append(sql)
             }
         }
         terms.append("\(rootAlias).\(quoteIdentifier(primaryKeyColumn))")
