@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "ModelStore", targets: ["ModelStore"]),
         .library(name: "ModelStoreScripts", targets: ["ModelStoreScripts"]),
+        .library(name: "ModelStorePostgres", targets: ["ModelStorePostgres"]),
         .executable(name: "modelstore-example", targets: ["modelstore-example"]),
         .executable(name: "store-tool", targets: ["store-tool"]),
     ],
@@ -166,9 +167,10 @@ let package = Package(
                 .defaultIsolation(MainActor.self), .swiftLanguageMode(.v5), .unsafeFlags(["-warnings-as-errors"]),
             ]
         ),
-        // The PostgreSQL backend's foundation: a synchronous executor over
-        // postgres-nio, the dialect and value mapping, the DDL and the
-        // metadata bootstrap. Nothing but its tests depends on it.
+        // The PostgreSQL store (`PostgresConfiguration`): a synchronous
+        // executor over postgres-nio, the translation of the library's SQL,
+        // the value mapping, the DDL and the bootstrap. A library of its
+        // own, so that an app using only ModelStore builds no NIO.
         .target(
             name: "ModelStorePostgres",
             dependencies: ["ModelStore", .product(name: "PostgresNIO", package: "postgres-nio")]

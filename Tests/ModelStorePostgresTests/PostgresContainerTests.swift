@@ -1,0 +1,101 @@
+import Foundation
+import ModelStore
+import ModelStorePostgres
+import Testing
+
+/// An app's container on PostgreSQL through the public API only: the
+/// `PostgresConfiguration` in place of a `ModelConfiguration`, and the same
+/// contexts, saves, fetches and predicates.
+@Suite("PostgreSQL containers", .enabled(if: PostgresTestDatabase.isEnabled, PostgresTestDatabase.disabledReason))
+struct PostgresContainerTests {
+    @Test("a graph saved by one container is read, edited and deleted by another, as on SQLite")
+    func savedAndReadBack() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            do {
+                let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+                let context = ModelContext(container)
+                let author = PGAuthor(email: "ada@example.com", name: "Ada")
+                let book = PGBook(title: "Notes", edition: 1, pages: 120)
+                book.price = Decimal(string: "12.30")
+                author.books.append(book)
+                let shelf = PGShelf(label: "Science")
+                shelf.books.append(book)
+                context.insert(author)
+                context.insert(shelf)
+                try context.save()
+            }
+            let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+            let context = ModelContext(container)
+            let books = try context.fetch(FetchDescriptor<PGBook>(predicate: #Predicate { $0.pages > 100 && $0.edition == 1 }))
+            let book = try #require(books.first)
+            #expect(books.count == 1)
+            #expect(book.author?.name == "Ada")
+            #expect(book.price == Decimal(string: "12.3"))
+            #expect(book.shelves.map(\.label) == ["Science"])
+            book.pages = 99
+            try context.save()
+            #expect(try context.fetchCount(FetchDescriptor<PGBook>(predicate: #Predicate { $0.pages > 100 })) == 0)
+            let author = try #require(book.author)
+            context.delete(author)
+            try context.save()
+            // The cascade rule deleted the book; the shelf stays, empty.
+            #expect(try context.fetchCount(FetchDescriptor<PGBook>()) == 0)
+            #expect(try context.fetch(FetchDescriptor<PGShelf>()).first?.books.isEmpty == true)
+        }
+    }
+
+    @Test("a unique attribute upserts on PostgreSQL as on SQLite")
+    func uniqueUpsert() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+            let first = ModelContext(container)
+            first.insert(PGAuthor(email: "ada@example.com", name: "Ada"))
+            try first.save()
+            let second = ModelContext(container)
+            second.insert(PGAuthor(email: "ada@example.com", name: "Ada Lovelace"))
+            try second.save()
+            let authors = try ModelContext(container).fetch(FetchDescriptor<PGAuthor>())
+            #expect(authors.map(\.name) == ["Ada Lovelace"])
+        }
+    }
+
+    @Test("a URL that cannot be read is refused before any connection, naming what is wrong")
+    func invalidURL() {
+        #expect {
+            try ModelContainer(for: PGAuthor.self, configurations: PostgresConfiguration(url: "mysql://db/x"))
+        } throws: { error in
+            "\(error)".contains("postgres://")
+        }
+    }
+
+    @Test("a PostgreSQL configuration beside another one is refused: one connection cannot attach a server")
+    func notBesideAnother() throws {
+        let configurations: [any DataStoreConfiguration] = [
+            ModelConfiguration(isStoredInMemoryOnly: true), PostgresConfiguration(url: "postgres://app@127.0.0.1/x"),
+        ]
+        #expect {
+            try ModelContainer(for: Schema([PGAuthor.self, PGBook.self, PGShelf.self]), configurations: configurations)
+        } throws: { error in
+            guard case .invalidConfiguration(_, let reason)? = error as? ModelStoreError else { return false }
+            return reason.contains("only configuration")
+        }
+    }
+
+    struct ElsewhereConfiguration: DataStoreConfiguration {
+        var name = "elsewhere"
+        var schema: Schema? = nil
+        func validate() throws {}
+    }
+
+    @Test("a configuration type ModelStore has no store for is refused, naming the type")
+    func unknownConfigurationType() {
+        #expect {
+            try ModelContainer(for: PGAuthor.self, configurations: ElsewhereConfiguration())
+        } throws: { error in
+            guard case .invalidConfiguration(let name, let reason)? = error as? ModelStoreError else { return false }
+            return name == "elsewhere" && reason.contains("ElsewhereConfiguration")
+        }
+    }
+}
