@@ -101,6 +101,7 @@ package enum PostgresStore {
                 translator.withLock { $0 = tables }
                 database.translator = tables
                 return outcome.identifier
-            })
+            },
+            queryDialect: QueryDialect(normalizesText: true, runsSwiftInSQL: false))
     }
 }

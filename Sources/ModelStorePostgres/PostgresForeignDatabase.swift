@@ -52,7 +52,14 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             case .null: binds.appendNull()
             case .integer(let integer): binds.append(UntypedParameter(text: String(integer)))
             case .real(let real): binds.append(UntypedParameter(text: Self.text(of: real)))
-            case .text(let text): binds.append(UntypedParameter(text: text))
+            case .text(let text):
+                guard !text.utf8.contains(0) else {
+                    throw SQLiteError(
+                        extendedCode: SQLiteError.error,
+                        message: "a value holds the NUL character (U+0000), which PostgreSQL text cannot store; nothing was sent",
+                        sql: sql)
+                }
+                binds.append(UntypedParameter(text: text))
             case .blob(let data): binds.append(ByteBuffer(bytes: data))
             }
         }

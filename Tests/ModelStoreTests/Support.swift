@@ -13,6 +13,10 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
     /// Every kind this run has: PostgreSQL when a server is given
     /// (`MODELSTORE_POSTGRES_URL`) or in CI, where a missing server fails
     /// the PostgreSQL cases instead of skipping them.
+    /// A SQLite file and, when this run has it, PostgreSQL: the backends
+    /// of the suites that compare answers (predicates, sorts).
+    static var backends: [StoreKind] { PostgresTestSchema.isAvailable ? [.file, .postgres] : [.file] }
+
     static var allCases: [StoreKind] {
         PostgresTestSchema.isAvailable ? [.inMemory, .file, .throughSeam, .postgres] : [.inMemory, .file, .throughSeam]
     }

@@ -40,6 +40,9 @@ package final class Store: Sendable {
 
     var path: String { configuration.displayPath }
 
+    /// How fetches write what differs from SQLite's SQL on this database.
+    var queryDialect: QueryDialect { configuration.foreignDatabase?.queryDialect ?? .sqlite }
+
     /// How the container's contexts learn of each other's saves and of
     /// other processes' commits (see ChangeCoordinator.swift).
     let changeCoordinator = ChangeCoordinator()
@@ -270,14 +273,18 @@ package struct ForeignDatabaseOpener: Sendable {
     /// forwarding database). It runs on the store's first connection, and
     /// must leave tables in the current store format (row versions, history).
     package let bootstrap: (@Sendable (Connection, Schema, ModelConfiguration) throws -> String)?
+    /// What the query builder writes differently for this database.
+    package let queryDialect: QueryDialect
 
     package init(
         name: String, open: @escaping @Sendable () throws -> any ForeignDatabase,
-        bootstrap: (@Sendable (Connection, Schema, ModelConfiguration) throws -> String)? = nil
+        bootstrap: (@Sendable (Connection, Schema, ModelConfiguration) throws -> String)? = nil,
+        queryDialect: QueryDialect = .sqlite
     ) {
         self.name = name
         self.open = open
         self.bootstrap = bootstrap
+        self.queryDialect = queryDialect
     }
 }
 

@@ -5,6 +5,7 @@ import Foundation
 /// shape is prepared once and then found in the connection's statement cache.
 struct CompiledFetch<T: PersistentModel> {
     let schema: Schema
+    let dialect: QueryDialect
     let table: EntityTable
     let condition: QueryExpression?
     let orderings: [QueryOrdering]
@@ -16,6 +17,7 @@ struct CompiledFetch<T: PersistentModel> {
     ///   predicate or sort descriptor that has no SQL form.
     init(_ descriptor: FetchDescriptor<T>, context: ModelContext, table: EntityTable) throws {
         schema = context.store.schema
+        dialect = context.store.queryDialect
         self.table = table
         if let predicate = descriptor.predicate {
             condition = try PredicateTranslator.condition(of: predicate, rowKey: context.rowKey(of:))
@@ -42,7 +44,16 @@ struct CompiledFetch<T: PersistentModel> {
         try QuerySQLBuilder.select(
             schema: schema, entity: table.entity,
             columns: { [unfetched] in table.selectColumns(qualifier: $0, omitting: unfetched, version: table.versionSelect) },
-            where: condition, orderBy: orderings, limit: limit, offset: offset)
+            where: condition, orderBy: orderings, limit: limit, offset: offset, dialect: dialect)
+    }
+
+    /// `SELECT` of every row of the entity, for a fetch answered in Swift
+    /// (`CompiledQuery.needsSwift`): the superset its predicate filters.
+    func selectAll() throws(ModelStoreError) -> CompiledQuery {
+        try QuerySQLBuilder.select(
+            schema: schema, entity: table.entity,
+            columns: { [unfetched] in table.selectColumns(qualifier: $0, omitting: unfetched, version: table.versionSelect) },
+            where: nil, orderBy: [], limit: nil, offset: nil, dialect: dialect)
     }
 
     /// `SELECT <row key>` of the matching rows, in order.
@@ -55,12 +66,12 @@ struct CompiledFetch<T: PersistentModel> {
             columns: {
                 "\($0).\(quoteIdentifier(primaryKeyColumn))" + (polymorphic ? ", \($0).\(quoteIdentifier(entityColumn))" : "")
             },
-            where: condition, orderBy: orderings, limit: limit, offset: offset)
+            where: condition, orderBy: orderings, limit: limit, offset: offset, dialect: dialect)
     }
 
     /// `SELECT count(*)` of the matching rows.
     func count() throws(ModelStoreError) -> CompiledQuery {
-        try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: condition)
+        try QuerySQLBuilder.count(schema: schema, entity: table.entity, where: condition, dialect: dialect)
     }
 }
 

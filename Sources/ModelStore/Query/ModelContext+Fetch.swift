@@ -12,6 +12,11 @@ extension ModelContext {
     /// changed objects that match are included, deleted ones excluded, and
     /// the order covers both. Relationships load on first access (see
     /// `relationshipKeyPathsForPrefetching`).
+    ///
+    /// On a database without Swift inside SQL (PostgreSQL), a predicate or
+    /// sort that needs it (`contains` on text, a localized sort…) is
+    /// answered in Swift after reading every row of the entity: the same
+    /// answer, at the cost of the whole table (see "Scaling out").
     /// - Throws: `ModelStoreError.unsupportedQuery` naming a part of the
     ///   predicate or a sort descriptor that has no SQL form (nothing is
     ///   evaluated in memory instead), `.invalidValue` for a row that does not
@@ -39,6 +44,10 @@ extension ModelContext {
         let offset = max(0, descriptor.fetchOffset ?? 0)
         let limit = descriptor.fetchLimit.map { max(0, $0) }
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
+        // SQLite runs every form: only another database pays the check.
+        if !query.dialect.runsSwiftInSQL, try query.select(limit: nil, offset: 0).needsSwift {
+            return try fetchInSwift(descriptor, query: query, table: table, pending: pending)
+        }
         guard !pending.isEmpty else {
             let compiled = try query.select(limit: limit, offset: offset)
             return try fetchRows(T.self, table: table, sql: compiled.sql, unfetched: query.unfetched) { try compiled.bind(to: $0) }
@@ -61,14 +70,34 @@ extension ModelContext {
         return Array(results[start..<end])
     }
 
+    /// A fetch whose predicate or sort needs Swift that the database cannot
+    /// run (see `QueryDialect.runsSwiftInSQL`): every row of the entity is
+    /// read, and the predicate, the order and the window are applied here,
+    /// exactly as `Predicate.evaluate` and `SortDescriptor` say.
+    private func fetchInSwift<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, query: CompiledFetch<T>, table: EntityTable, pending: PendingObjects<T>
+    ) throws -> [T] {
+        let everything = try query.selectAll()
+        var results = try fetchRows(T.self, table: table, sql: everything.sql, unfetched: query.unfetched) {
+            try everything.bind(to: $0)
+        }
+        results.removeAll { pending.stored.contains(ObjectIdentifier($0)) }
+        results += pending.candidates
+        if let predicate = descriptor.predicate { results = try results.filter { try predicate.evaluate($0) } }
+        results = orderedInMemory(results, by: descriptor.sortBy)
+        let start = min(max(0, descriptor.fetchOffset ?? 0), results.count)
+        let end = descriptor.fetchLimit.map { min(results.count, start + max(0, $0)) } ?? results.count
+        return Array(results[start..<end])
+    }
+
     /// The number of objects `fetch(_:)` would return, counted in SQL.
     /// - Throws: as `fetch(_:)`.
     public func fetchCount<T: PersistentModel>(_ descriptor: FetchDescriptor<T>) throws -> Int {
         try mergeExternalChanges()
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
-        guard pending.isEmpty else { return try fetchObjects(descriptor).count }
         let compiled = try CompiledFetch(descriptor, context: self, table: table).count()
+        guard pending.isEmpty, !compiled.needsSwift else { return try fetchObjects(descriptor).count }
         let statement = try connection().cachedStatement(compiled.sql)
         defer { statement.reset() }
         try compiled.bind(to: statement)

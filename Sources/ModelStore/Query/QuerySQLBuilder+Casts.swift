@@ -28,11 +28,11 @@ extension QuerySQLBuilder {
         if let test = entityTest(alias: alias, of: entity, is: targetEntity) { tests.append(test) }
         guard let sql = entityTestSQL(tests) else {
             // An upcast: every object there is one.
-            let sql = mayBeMissing ? "(\(alias).\(quoteIdentifier(primaryKeyColumn)) IS NOT NULL)" : "1"
+            let sql = mayBeMissing ? "(\(alias).\(quoteIdentifier(primaryKeyColumn)) IS NOT NULL)" : "TRUE"
             return Term(sql: sql, type: .condition, isNullable: false)
         }
         // A missing object's entity is NULL, and `NOT NULL` is NULL, but `!(nil is Car)` is true.
-        return Term(sql: mayBeMissing ? "coalesce(\(sql), 0)" : sql, type: .condition, isNullable: false)
+        return Term(sql: mayBeMissing ? "coalesce(\(sql), FALSE)" : sql, type: .condition, isNullable: false)
     }
 
     /// The entity a cast or `is` names, which must be in the class hierarchy

@@ -112,6 +112,7 @@ extension QuerySQLBuilder {
     /// True when the JSON array holds the element.
     mutating func jsonArrayContains(_ array: QueryExpression, _ element: QueryExpression) throws(ModelStoreError) -> Term {
         let (arrayTerm, elementTerm) = (try compile(array), try compile(element))
+        usesSwiftInSQL()
         var comparison = "value = \(elementTerm.sql)"
         // Swift compares the elements with String's ==: only a constant
         // that equals nothing but its own bytes can use plain `=`.

@@ -151,7 +151,7 @@ extension QuerySQLBuilder {
             return Term(sql: "EXISTS \(subquery("1", condition))", type: .condition, isNullable: false)
         case .all(let test):
             let condition = try self.condition(test)
-            return Term(sql: "NOT EXISTS \(subquery("1", "NOT coalesce(\(condition), 0)"))", type: .condition, isNullable: false)
+            return Term(sql: "NOT EXISTS \(subquery("1", "NOT coalesce(\(condition), FALSE)"))", type: .condition, isNullable: false)
         case .count(let test):
             let condition = try test.map { (test) throws(ModelStoreError) in try self.condition(test) }
             return Term(sql: subquery("count(*)", condition), type: .value(.int), isNullable: false)

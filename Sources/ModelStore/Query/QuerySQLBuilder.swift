@@ -4,6 +4,10 @@ import Foundation
 package struct CompiledQuery: Sendable {
     package var sql: String
     package var bindings: [SQLiteValue]
+    /// True when the query uses Swift inside SQL that this database does
+    /// not have (see `QueryDialect.runsSwiftInSQL`): `sql` is then not to
+    /// be run, and the caller answers in Swift.
+    package var needsSwift = false
 
     /// Binds the values to a prepared statement of `sql`.
     package func bind(to statement: Statement) throws {
@@ -48,7 +52,12 @@ package struct QuerySQLBuilder {
     static let maximumDepth = 500
 
     let schema: Schema
+    /// How this database spells what differs from SQLite.
+    let dialect: QueryDialect
     private(set) var bindings: [SQLiteValue] = []
+    /// Set when a part compiled needs Swift inside SQL that the dialect
+    /// lacks (see `QueryDialect.runsSwiftInSQL`).
+    private(set) var needsSwift = false
     /// How many `compile` calls enclose the part being compiled.
     private var nesting = 0
     var frames: [Frame]
@@ -66,7 +75,8 @@ package struct QuerySQLBuilder {
     /// A compiled operand and what it holds.
     struct Term {
         enum ValueType: Equatable {
-            /// A truth value (0 or 1).
+            /// A truth value (0 or 1 in SQLite; constants are written TRUE and
+            /// FALSE, SQL's spelling, which SQLite reads as 1 and 0).
             case condition
             /// A value of an attribute kind; nil when unknown (arithmetic on constants).
             case value(ValueKind?)
@@ -85,8 +95,9 @@ package struct QuerySQLBuilder {
         var constantText: String? = nil
     }
 
-    init(schema: Schema, entity: Schema.Entity) {
+    init(schema: Schema, entity: Schema.Entity, dialect: QueryDialect = .sqlite) {
         self.schema = schema
+        self.dialect = dialect
         frames = [Frame(entity: entity, alias: "t0")]
         aliasCount = 1
     }
@@ -126,15 +137,16 @@ package struct QuerySQLBuilder {
     /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
     package static func select(
         schema: Schema, entity: Schema.Entity, columns: (String) -> String, where condition: QueryExpression?,
-        orderBy: [QueryOrdering], limit: Int?, offset: Int?, ownRowsOnly: Bool = false
+        orderBy: [QueryOrdering], limit: Int?, offset: Int?, ownRowsOnly: Bool = false, dialect: QueryDialect = .sqlite
     ) throws(ModelStoreError) -> CompiledQuery {
-        var builder = QuerySQLBuilder(schema: schema, entity: entity)
+        var builder = QuerySQLBuilder(schema: schema, entity: entity, dialect: dialect)
         builder.ownRowsOnly = ownRowsOnly
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         let orderSQL = try builder.orderBy(orderBy)
         var sql = "SELECT \(columns(builder.rootAlias)) \(builder.fromClause)"
         if let whereSQL = builder.whereClause(whereSQL) { sql += " WHERE \(whereSQL)" }
         sql += " ORDER BY \(orderSQL)"
+        guard !builder.needsSwift else { return CompiledQuery(sql: sql, bindings: builder.bindings, needsSwift: true) }
         if limit != nil || (offset ?? 0) > 0 {
             let limitValue = limit.map { Int64(max(0, $0)) } ?? -1
             sql += " LIMIT \(builder.parameter(.integer(limitValue)))"
@@ -145,12 +157,14 @@ package struct QuerySQLBuilder {
 
     /// Builds `SELECT count(*) FROM … WHERE …`.
     /// - Throws: `ModelStoreError.unsupportedQuery` or `.unknownProperty`.
-    package static func count(schema: Schema, entity: Schema.Entity, where condition: QueryExpression?) throws(ModelStoreError) -> CompiledQuery {
-        var builder = QuerySQLBuilder(schema: schema, entity: entity)
+    package static func count(
+        schema: Schema, entity: Schema.Entity, where condition: QueryExpression?, dialect: QueryDialect = .sqlite
+    ) throws(ModelStoreError) -> CompiledQuery {
+        var builder = QuerySQLBuilder(schema: schema, entity: entity, dialect: dialect)
         let whereSQL = try condition.map { (condition) throws(ModelStoreError) in try builder.condition(condition) }
         var sql = "SELECT count(*) \(builder.fromClause)"
         if let whereSQL = builder.whereClause(whereSQL) { sql += " WHERE \(whereSQL)" }
-        return CompiledQuery(sql: sql, bindings: builder.bindings)
+        return CompiledQuery(sql: sql, bindings: builder.bindings, needsSwift: builder.needsSwift)
     }
 
     // MARK: Conditions
@@ -179,7 +193,8 @@ package struct QuerySQLBuilder {
                 var sql = term.sql
                 switch term.type {
                 case .value(.string):
-                    sql += " COLLATE \(QueryFunctions.collation(for: ordering.stringOrder))"
+                    if ordering.stringOrder != .swift { usesSwiftInSQL() }
+                    sql = dialect.textOperand(sql) + " COLLATE \(QueryFunctions.collation(for: ordering.stringOrder))"
                 case .value(.decimal): sql += " COLLATE \(QueryFunctions.decimalCollation)"
                 case .value(.bool), .json, .condition, .null:
                     throw .unsupportedQuery(
@@ -290,23 +305,26 @@ package struct QuerySQLBuilder {
             if !byteEqualityIsExact { collation = QueryFunctions.stringCollation }
         }
         let collate = collation.map { " COLLATE \($0)" } ?? ""
+        var (leftSQL, rightSQL) = (left.sql, right.sql)
+        if collation == QueryFunctions.stringCollation { (leftSQL, rightSQL) = (dialect.textOperand(leftSQL), dialect.textOperand(rightSQL)) }
         let nullable = left.isNullable || right.isNullable
         let sqlOperator: String
         switch op {
-        case .equal: sqlOperator = nullable ? "IS" : "="
-        case .notEqual: sqlOperator = nullable ? "IS NOT" : "<>"
+        // SQL's standard spelling of SQLite's IS and IS NOT (SQLite 3.39+).
+        case .equal: sqlOperator = nullable ? "IS NOT DISTINCT FROM" : "="
+        case .notEqual: sqlOperator = nullable ? "IS DISTINCT FROM" : "<>"
         case .less: sqlOperator = "<"
         case .lessOrEqual: sqlOperator = "<="
         case .greater: sqlOperator = ">"
         case .greaterOrEqual: sqlOperator = ">="
         }
-        return Term(sql: "(\(left.sql) \(sqlOperator) \(right.sql)\(collate))", type: .condition, isNullable: false)
+        return Term(sql: "(\(leftSQL) \(sqlOperator) \(rightSQL)\(collate))", type: .condition, isNullable: false)
     }
 
     func mismatchedKeys(_ op: QueryExpression.ComparisonOperator, _ expression: QueryExpression) throws(ModelStoreError) -> Term {
         switch op {
-        case .equal: return Term(sql: "0", type: .condition, isNullable: false)
-        case .notEqual: return Term(sql: "1", type: .condition, isNullable: false)
+        case .equal: return Term(sql: "FALSE", type: .condition, isNullable: false)
+        case .notEqual: return Term(sql: "TRUE", type: .condition, isNullable: false)
         default: throw unsupported(expression, "identifiers of different entities have no order")
         }
     }
@@ -317,6 +335,7 @@ package struct QuerySQLBuilder {
     ) throws(ModelStoreError) -> Term {
         let base = try compile(lhs)
         let other = try rhs.map { (rhs) throws(ModelStoreError) in try compile(rhs) }
+        if operation != .isEmpty { usesSwiftInSQL() }
         let nullable = base.isNullable || (other?.isNullable ?? false)
         func call(_ function: String) throws(ModelStoreError) -> String {
             guard let other else { throw unsupported(expression, "\(operation.rawValue) needs a second string") }
@@ -344,7 +363,7 @@ package struct QuerySQLBuilder {
 
     private mutating func isIn(_ value: QueryExpression, _ list: [QueryExpression]) throws(ModelStoreError) -> Term {
         let term = try compile(value)
-        guard !list.isEmpty else { return Term(sql: "0", type: .condition, isNullable: false) }
+        guard !list.isEmpty else { return Term(sql: "FALSE", type: .condition, isNullable: false) }
         var items: [Term] = []
         for element in list { items.append(try compile(element)) }
         var sql = term.sql
@@ -352,11 +371,17 @@ package struct QuerySQLBuilder {
             if kind == .decimal {
                 sql += " COLLATE \(QueryFunctions.decimalCollation)"
             } else if kind == .string, !items.allSatisfy({ $0.constantText.map(QueryFunctions.equalsOnlyItsBytes) == true }) {
-                sql += " COLLATE \(QueryFunctions.stringCollation)"
+                sql = dialect.textOperand(sql) + " COLLATE \(QueryFunctions.stringCollation)"
+                for index in items.indices { items[index].sql = dialect.textOperand(items[index].sql) }
             }
         }
         let listSQL = items.map(\.sql).joined(separator: ", ")
         return Term(sql: "(\(sql) IN (\(listSQL)))", type: .condition, isNullable: false)
+    }
+
+    /// Notes that the part being compiled calls Swift inside SQL.
+    mutating func usesSwiftInSQL() {
+        if !dialect.runsSwiftInSQL { needsSwift = true }
     }
 
     func unsupported(_ expression: QueryExpression, _ reason: String) -> ModelStoreError {

@@ -48,7 +48,8 @@ final class PostgresTestSchema: Sendable {
         var configuration = try PostgresConfiguration(url: url, databaseSchema: name).modelConfiguration()
         guard let opener = configuration.foreignDatabase else { return configuration }
         configuration.foreignDatabase = ForeignDatabaseOpener(
-            name: opener.name, open: { [self] in _ = self; return try opener.open() }, bootstrap: opener.bootstrap)
+            name: opener.name, open: { [self] in _ = self; return try opener.open() }, bootstrap: opener.bootstrap,
+            queryDialect: opener.queryDialect)
         return configuration
     }
 }
