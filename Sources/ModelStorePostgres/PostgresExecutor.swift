@@ -272,7 +272,7 @@ package final class PostgresExecutor {
 
     /// The server's message when it refused the connection (a wrong
     /// password, an unknown database), else the transport's error.
-    private static func connectFailureReason(_ error: any Error) -> String {
+    static func connectFailureReason(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
