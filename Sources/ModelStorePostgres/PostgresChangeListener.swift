@@ -197,7 +197,9 @@ package final class PostgresChangeListener: Sendable {
         }
     }
 
-    /// Waits until `changeCount` is at least `count`, or `timeout` passed.
+    /// Waits until `changeCount` is at least `count`, or `timeout` passed,
+    /// blocking the calling thread (so never call it on an event loop,
+    /// whose notifications it would wait for).
     /// - Returns: whether the count was reached.
     package func waitForChangeCount(atLeast count: Int64, timeout: Duration) -> Bool {
         state.withLock(waitingUntil: .now + timeout, for: { $0.changeCount >= count }) { _, reached in reached }
