@@ -15,8 +15,8 @@ import PostgresNIO
 /// cannot deadlock it.
 ///
 /// One executor holds one connection and is used by one thread at a time
-/// (it is not `Sendable`). A pool of connections for several contexts is a
-/// later step. When the connection is lost (the server restarted, an
+/// (it is not `Sendable`); `PostgresConnectionPool` hands executors to
+/// several contexts. When the connection is lost (the server restarted, an
 /// administrator ended the session), the call that noticed throws
 /// `.connectionLost`, and the next call connects again; a transaction that
 /// was open is gone, and is never silently continued on the new connection.
@@ -272,7 +272,7 @@ package final class PostgresExecutor {
 
     /// The server's message when it refused the connection (a wrong
     /// password, an unknown database), else the transport's error.
-    private static func connectFailureReason(_ error: any Error) -> String {
+    static func connectFailureReason(_ error: any Error) -> String {
         guard let error = error as? PSQLError else { return "\(error)" }
         if let info = error.serverInfo, let message = info[.message] {
             return "\(message) (SQLSTATE \(info[.sqlState] ?? "?"))"
