@@ -81,14 +81,27 @@ extension PostgresConfiguration: ForeignStoreConfiguration {
 /// the tables in place of SQLite's.
 package enum PostgresStore {
     /// The opener of a store at `location`, in `databaseSchema`.
+    ///
+    /// The bootstrap, on the store's first connection, also starts the
+    /// store's change listener (one per container); every connection then
+    /// answers `PRAGMA data_version` with its count of other servers'
+    /// commits, and registers its session as this container's own, whose
+    /// commits the container's contexts learn of directly.
     package static func opener(location: PostgresLocation, databaseSchema: String?) -> ForeignDatabaseOpener {
-        let translator = Mutex(PostgresSQLTranslator(keyColumns: [:]))
+        let shared = Mutex<(translator: PostgresSQLTranslator, listener: PostgresChangeListener?)>(
+            (PostgresSQLTranslator(keyColumns: [:]), nil))
         let name = "\(location)" + (databaseSchema.map { " (schema \($0))" } ?? "")
         return ForeignDatabaseOpener(
             name: name,
             open: {
                 let executor = try PostgresExecutor(location: location, schema: databaseSchema)
-                return PostgresForeignDatabase(executor: executor, translator: translator.withLock { $0 })
+                let (translator, listener) = shared.withLock { ($0.translator, $0.listener) }
+                let database = PostgresForeignDatabase(executor: executor, translator: translator)
+                if let listener {
+                    listener.registerOwnSession(pid: try executor.backendPID())
+                    database.listener = listener
+                }
+                return database
             },
             bootstrap: { connection, schema, _ in
                 guard let database = connection.foreign as? PostgresForeignDatabase else {
@@ -98,8 +111,15 @@ package enum PostgresStore {
                 let tables = PostgresSQLTranslator(
                     keyColumns: try PostgresBootstrap.keyColumns(database.executor),
                     conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))
-                translator.withLock { $0 = tables }
+                guard let identifier = UUID(uuidString: outcome.identifier) else {
+                    throw ModelStoreError.notAModelStore(
+                        path: name, reason: "its store identifier \(outcome.identifier) is not a UUID")
+                }
+                let listener = try PostgresChangeListener(location: location, storeIdentifier: identifier)
+                listener.registerOwnSession(pid: try database.executor.backendPID())
+                shared.withLock { $0 = (tables, listener) }
                 database.translator = tables
+                database.listener = listener
                 return outcome.identifier
             },
             queryDialect: QueryDialect(normalizesText: true, runsSwiftInSQL: false))

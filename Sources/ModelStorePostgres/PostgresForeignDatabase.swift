@@ -22,11 +22,16 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// Translates the library's SQL; its key columns are set once the
     /// store's tables are known (`PostgresStore`'s bootstrap).
     package var translator: PostgresSQLTranslator
-    /// What `PRAGMA data_version` answers: it changes when another session
-    /// committed, as SQLite's does (see `PostgresStore`).
-    package var dataVersion: @Sendable () -> Int64 = { 0 }
+    /// The store's change listener, once the store is open: `PRAGMA
+    /// data_version` answers its count of other servers' commits (as
+    /// SQLite's moves for other connections' commits), and a transaction
+    /// that wrote notifies its channel at COMMIT (see `PostgresStore`).
+    package var listener: PostgresChangeListener?
     private var lastChanges = 0
     private var lastRowID: Int64 = 0
+    private var holdsWriterLock = false
+    /// True once the open transaction ran an INSERT, UPDATE or DELETE.
+    private var wroteInTransaction = false
     private var translations: [String: PostgresSQLTranslator.Translation] = [:]
 
     /// A session on `executor`'s connection.
@@ -45,7 +50,10 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         // back never needs memory to compile SQL.
         if parameters.isEmpty, try controlTransaction(sql) { return BufferedForeignRows(columnNames: [], rows: []) }
         let translation = try translation(of: sql)
-        if translation.isDataVersion { return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(dataVersion())]]) }
+        if translation.isDataVersion {
+            return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(listener?.changeCount ?? 0)]])
+        }
+        if translation.writes && executor.isInTransaction { wroteInTransaction = true }
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
             switch value {
@@ -96,6 +104,28 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         return translation
     }
 
+    /// The store's writer lock, as SQLite's `BEGIN IMMEDIATE` takes its
+    /// write lock: one writing transaction at a time per store (PostgreSQL
+    /// schema), on every server, so that history tokens are issued in
+    /// commit order and a save's conflict check reads what the previous
+    /// save committed. It is a session-level advisory lock taken before the
+    /// transaction begins: taken inside, the serializable transaction's
+    /// snapshot would predate the previous writer's commit. It waits at
+    /// most 5 seconds, SQLite's busy timeout, then fails as busy; the server
+    /// drops it with a lost connection.
+    private func takeWriterLock() throws(PostgresStoreError) {
+        _ = try executor.execute(
+            "SELECT pg_advisory_lock(hashtext('modelstore.writer'), hashtext(current_schema())) "
+                + "FROM (SELECT set_config('lock_timeout', '5s', false)) AS timeout")
+        holdsWriterLock = true
+    }
+
+    private func releaseWriterLock() {
+        guard holdsWriterLock else { return }
+        holdsWriterLock = false
+        _ = try? executor.execute("SELECT pg_advisory_unlock(hashtext('modelstore.writer'), hashtext(current_schema()))")
+    }
+
     /// A Double as PostgreSQL's float input reads it back exactly: Swift's
     /// shortest round-trip digits, and PostgreSQL's names for infinities.
     static func text(of real: Double) -> String {
@@ -119,10 +149,27 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     private func controlTransaction(_ sql: String) throws(SQLiteError) -> Bool {
         do {
             switch sql {
-            case "BEGIN IMMEDIATE TRANSACTION": try executor.begin(isolation: .serializable)
+            case "BEGIN IMMEDIATE TRANSACTION":
+                try takeWriterLock()
+                do {
+                    try executor.begin(isolation: .serializable)
+                } catch {
+                    releaseWriterLock()
+                    throw error
+                }
             case "BEGIN DEFERRED TRANSACTION": try executor.begin(isolation: .repeatableRead)
-            case "COMMIT TRANSACTION": try executor.commit()
-            case "ROLLBACK TRANSACTION": executor.rollback()
+            case "COMMIT TRANSACTION":
+                defer {
+                    releaseWriterLock()
+                    wroteInTransaction = false
+                }
+                // Delivered at COMMIT, to every other server's listener.
+                if wroteInTransaction, let listener { try executor.notify(channel: listener.channel, payload: "") }
+                try executor.commit()
+            case "ROLLBACK TRANSACTION":
+                executor.rollback()
+                releaseWriterLock()
+                wroteInTransaction = false
             default: return false
             }
         } catch {

@@ -20,7 +20,8 @@ import ModelStore
 ///   not in NFC); the decimal collation is dropped, as numeric sorts by
 ///   value;
 /// - a question about `sqlite_schema`'s tables asks `pg_catalog.pg_tables`
-///   of the store's schema;
+///   of the store's schema, and the history's latest token is read from
+///   `_modelstore_sequence` instead of `sqlite_sequence`;
 /// - an upsert (`ON CONFLICT DO UPDATE`, SQLite's form without a target,
 ///   which matches any unique constraint) names the table's first unique
 ///   constraint's columns, as PostgreSQL requires one target: with several
@@ -41,6 +42,8 @@ package struct PostgresSQLTranslator: Sendable {
         package var returnedKey: String?
         /// True for `PRAGMA data_version`, which the database answers itself.
         package var isDataVersion = false
+        /// True for an INSERT, UPDATE or DELETE.
+        package var writes = false
     }
 
     /// The column filled from a sequence, by table: the key of each entity
@@ -92,6 +95,9 @@ package struct PostgresSQLTranslator: Sendable {
         text = text.replacingOccurrences(
             of: "FROM sqlite_schema WHERE type = 'table' AND name",
             with: "FROM pg_catalog.pg_tables WHERE schemaname = current_schema() AND tablename")
+        text = text.replacingOccurrences(
+            of: "SELECT seq FROM sqlite_sequence WHERE name = ?1",
+            with: #"SELECT "seq" FROM "_modelstore_sequence" WHERE "name" = ?1"#)
         if text.contains("json_each(") || text.contains("sqlite_") {
             throw unsupported("a SQLite table or function", sql)
         }
@@ -115,7 +121,8 @@ package struct PostgresSQLTranslator: Sendable {
             returnedKey = key
         }
         text = SQLPlaceholders.scan(text, renaming: { "$\($0)" }).sql
-        return Translation(sql: text, returnedKey: returnedKey)
+        let writes = ["INSERT ", "UPDATE ", "DELETE "].contains { sql.hasPrefix($0) }
+        return Translation(sql: text, returnedKey: returnedKey, writes: writes)
     }
 
     /// The library's key lists: a JSON array of integers bound once.

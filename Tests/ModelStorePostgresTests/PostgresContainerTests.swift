@@ -61,6 +61,44 @@ struct PostgresContainerTests {
         }
     }
 
+    @Test("two containers (two servers) on one database: a save of one reaches the other's objects, and a save over it is a conflict")
+    func twoServers() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            let types: [any PersistentModel.Type] = [PGAuthor.self, PGBook.self, PGShelf.self]
+            let serverA = try ModelContainer(for: Schema(types), configurations: [configuration])
+            let serverB = try ModelContainer(for: Schema(types), configurations: [configuration])
+            let a = ModelContext(serverA)
+            a.insert(PGAuthor(email: "ada@example.com", name: "Ada"))
+            try a.save()
+
+            // A conflict: B changes the object that A changes and saves first.
+            let b = ModelContext(serverB)
+            let seenByB = try #require(try b.fetch(FetchDescriptor<PGAuthor>()).first)
+            let authorOfA = try #require(try a.fetch(FetchDescriptor<PGAuthor>()).first)
+            authorOfA.name = "Ada Lovelace"
+            try a.save()
+            seenByB.name = "Ada King"
+            #expect(throws: ModelStoreError.self) { try b.save() }
+            b.rollback()
+
+            // The change notification: B's registered object takes A's
+            // value once B's listener heard of A's commit.
+            authorOfA.name = "Augusta Ada"
+            try a.save()
+            let reader = ModelContext(serverB)
+            let registered = try #require(try reader.fetch(FetchDescriptor<PGAuthor>()).first)
+            authorOfA.name = "Countess of Lovelace"
+            try a.save()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while registered.name != "Countess of Lovelace" && ContinuousClock.now < deadline {
+                reader.processPendingChanges()
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            #expect(registered.name == "Countess of Lovelace")
+        }
+    }
+
     @Test("a URL that cannot be read is refused before any connection, naming what is wrong")
     func invalidURL() {
         #expect {

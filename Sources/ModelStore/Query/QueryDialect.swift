@@ -18,13 +18,26 @@ package struct QueryDialect: Sendable, Equatable {
     /// in Swift (`QuerySQLBuilder.needsSwift`).
     package var runsSwiftInSQL: Bool
 
-    package init(normalizesText: Bool, runsSwiftInSQL: Bool) {
+    /// Equality and inequality that treat NULL as a value: SQLite's `IS`
+    /// and `IS NOT` (which every SQLite has; its `IS NOT DISTINCT FROM`
+    /// came in 3.39), or SQL's `IS NOT DISTINCT FROM` and `IS DISTINCT FROM`.
+    package var nullSafeEqual: String
+    package var nullSafeNotEqual: String
+
+    /// A dialect; the null-safe operators are SQL's standard ones unless given.
+    package init(
+        normalizesText: Bool, runsSwiftInSQL: Bool, nullSafeEqual: String = "IS NOT DISTINCT FROM",
+        nullSafeNotEqual: String = "IS DISTINCT FROM"
+    ) {
         self.normalizesText = normalizesText
         self.runsSwiftInSQL = runsSwiftInSQL
+        self.nullSafeEqual = nullSafeEqual
+        self.nullSafeNotEqual = nullSafeNotEqual
     }
 
     /// SQLite's: text is compared by the collation that calls Swift.
-    package static let sqlite = QueryDialect(normalizesText: false, runsSwiftInSQL: true)
+    package static let sqlite = QueryDialect(
+        normalizesText: false, runsSwiftInSQL: true, nullSafeEqual: "IS", nullSafeNotEqual: "IS NOT")
 
     /// `sql`, a text operand of a comparison or sort in Swift's order.
     func textOperand(_ sql: String) -> String {

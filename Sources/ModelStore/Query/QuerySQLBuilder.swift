@@ -310,9 +310,8 @@ package struct QuerySQLBuilder {
         let nullable = left.isNullable || right.isNullable
         let sqlOperator: String
         switch op {
-        // SQL's standard spelling of SQLite's IS and IS NOT (SQLite 3.39+).
-        case .equal: sqlOperator = nullable ? "IS NOT DISTINCT FROM" : "="
-        case .notEqual: sqlOperator = nullable ? "IS DISTINCT FROM" : "<>"
+        case .equal: sqlOperator = nullable ? dialect.nullSafeEqual : "="
+        case .notEqual: sqlOperator = nullable ? dialect.nullSafeNotEqual : "<>"
         case .less: sqlOperator = "<"
         case .lessOrEqual: sqlOperator = "<="
         case .greater: sqlOperator = ">"
