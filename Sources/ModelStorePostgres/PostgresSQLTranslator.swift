@@ -99,7 +99,7 @@ package struct PostgresSQLTranslator: Sendable {
             of: "SELECT seq FROM sqlite_sequence WHERE name = ?1",
             with: #"SELECT "seq" FROM "_modelstore_sequence" WHERE "name" = ?1"#)
         if text.contains("json_each(") || text.contains("sqlite_") {
-            throw unsupported("a SQLite table or function", sql)
+            throw unsupported("a SQLite table or function (json_each: contains on a Codable array; sqlite_ tables)", sql)
         }
         if text.hasPrefix("INSERT INTO "), let upsert = text.range(of: " ON CONFLICT DO UPDATE SET ") {
             guard let table = Self.insertTable(text), let target = conflictTargets[table] else {
