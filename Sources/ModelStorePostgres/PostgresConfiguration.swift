@@ -37,6 +37,13 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     public let databaseSchema: String?
     /// False for a read-only store: fetches work, `save()` throws.
     public let allowsSave: Bool
+    /// The most connections the container keeps open at once, besides its
+    /// change listener's. Each context holds one while it lives (and the
+    /// container one more, to notice other servers' commits); a context
+    /// made while all are held waits up to 5 seconds for one to come back,
+    /// then its first fetch or save throws naming the limit. Connections
+    /// of contexts that went away are kept open for the next ones.
+    public let maximumConnections: Int
 
     /// A store in the database at `url`.
     /// - Parameters:
@@ -45,8 +52,13 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?sslmode=disable|require|verify-full]`.
     ///   - databaseSchema: the PostgreSQL schema of the tables; nil for `public`.
     ///   - allowsSave: false for a read-only store.
-    public init(_ name: String? = nil, schema: Schema? = nil, url: String, databaseSchema: String? = nil, allowsSave: Bool = true) {
+    ///   - maximumConnections: the most connections open at once (at least 2).
+    public init(
+        _ name: String? = nil, schema: Schema? = nil, url: String, databaseSchema: String? = nil, allowsSave: Bool = true,
+        maximumConnections: Int = 32
+    ) {
         self.schema = schema
+        self.maximumConnections = maximumConnections
         self.url = url
         self.databaseSchema = databaseSchema
         self.allowsSave = allowsSave
@@ -56,8 +68,15 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     /// Checks the URL.
     /// - Throws: `PostgresStoreError.invalidURL` naming what is wrong with it
     ///   (never showing the password).
+    /// - Throws: `PostgresStoreError.invalidURL` naming what is wrong with
+    ///   it (never showing the password); `ModelStoreError.invalidConfiguration`
+    ///   for fewer than 2 connections (the container holds one itself).
     public func validate() throws {
         _ = try PostgresLocation(url: url)
+        guard maximumConnections >= 2 else {
+            throw ModelStoreError.invalidConfiguration(
+                name: name, reason: "maximumConnections is \(maximumConnections); a container needs at least 2")
+        }
     }
 
     /// The server, database and schema, without the password.
@@ -69,9 +88,11 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
 
 extension PostgresConfiguration: ForeignStoreConfiguration {
     package func modelConfiguration() throws -> ModelConfiguration {
+        try validate()
         let location = try PostgresLocation(url: url)
         var configuration = ModelConfiguration(name, schema: schema, url: URL(filePath: "/dev/null"), allowsSave: allowsSave)
-        configuration.foreignDatabase = PostgresStore.opener(location: location, databaseSchema: databaseSchema)
+        configuration.foreignDatabase = PostgresStore.opener(
+            location: location, databaseSchema: databaseSchema, maximumConnections: maximumConnections)
         return configuration
     }
 }
@@ -82,21 +103,27 @@ extension PostgresConfiguration: ForeignStoreConfiguration {
 package enum PostgresStore {
     /// The opener of a store at `location`, in `databaseSchema`.
     ///
-    /// The bootstrap, on the store's first connection, also starts the
+    /// Connections come from a pool of at most `maximumConnections`, and go
+    /// back to it when their `Connection` goes away. The bootstrap, on the
+    /// store's first connection, also starts the
     /// store's change listener (one per container); every connection then
     /// answers `PRAGMA data_version` with its count of other servers'
     /// commits, and registers its session as this container's own, whose
     /// commits the container's contexts learn of directly.
-    package static func opener(location: PostgresLocation, databaseSchema: String?) -> ForeignDatabaseOpener {
+    package static func opener(location: PostgresLocation, databaseSchema: String?, maximumConnections: Int = 32)
+        -> ForeignDatabaseOpener
+    {
+        let pool = PostgresConnectionPool(location: location, schema: databaseSchema, maximumConnections: maximumConnections)
         let shared = Mutex<(translator: PostgresSQLTranslator, listener: PostgresChangeListener?)>(
             (PostgresSQLTranslator(keyColumns: [:]), nil))
         let name = "\(location)" + (databaseSchema.map { " (schema \($0))" } ?? "")
         return ForeignDatabaseOpener(
             name: name,
             open: {
-                let executor = try PostgresExecutor(location: location, schema: databaseSchema)
+                let executor = try pool.checkout()
                 let (translator, listener) = shared.withLock { ($0.translator, $0.listener) }
                 let database = PostgresForeignDatabase(executor: executor, translator: translator)
+                database.giveBack = { pool.checkin($0) }
                 if let listener {
                     listener.registerOwnSession(pid: try executor.backendPID())
                     database.listener = listener

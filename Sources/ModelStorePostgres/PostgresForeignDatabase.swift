@@ -41,6 +41,16 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         displayName = executor.location.description
     }
 
+    /// Called with the executor when this session ends (its `Connection`
+    /// went away): a pool takes it back, rolling back a transaction left
+    /// open. The writer lock, which outlives a rollback, is released first.
+    package var giveBack: ((PostgresExecutor) -> Void)?
+
+    deinit {
+        releaseWriterLock()
+        giveBack?(executor)
+    }
+
     package var isAutocommit: Bool { !executor.isInTransaction }
     package var changes: Int { lastChanges }
     package var lastInsertRowID: Int64 { lastRowID }

@@ -99,6 +99,30 @@ struct PostgresContainerTests {
         }
     }
 
+    @Test("contexts that went away give their connection back; one past the limit fails naming it")
+    func connectionsAreReused() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(
+                url: try #require(PostgresTestDatabase.url), databaseSchema: database.name, maximumConnections: 3)
+            let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+            for index in 0..<20 {
+                let context = ModelContext(container)
+                context.insert(PGAuthor(email: "\(index)@example.com", name: "Author \(index)"))
+                try context.save()
+            }
+            // The container holds one connection; two contexts hold the rest.
+            let held = [ModelContext(container), ModelContext(container)]
+            for context in held { #expect(try context.fetchCount(FetchDescriptor<PGAuthor>()) == 20) }
+            let extra = ModelContext(container)
+            #expect {
+                try extra.fetchCount(FetchDescriptor<PGAuthor>())
+            } throws: { error in
+                "\(error)".contains("all 3 connections")
+            }
+            withExtendedLifetime(held) {}
+        }
+    }
+
     @Test("a URL that cannot be read is refused before any connection, naming what is wrong")
     func invalidURL() {
         #expect {
