@@ -13,9 +13,10 @@ import PostgresNIO
 /// transactional, so exactly one server creates the tables and the others,
 /// once the lock is theirs, find them and check them.
 ///
-/// An existing store whose record differs from the app's schema is refused
-/// with `ModelStoreError.schemaMismatch`, as a SQLite store is. There is no
-/// migration on PostgreSQL yet: that is a later step of the backend.
+/// An existing store whose record differs from the app's schema only by
+/// additions is migrated in the same transaction (`PostgresAdditiveMigration`);
+/// any other difference is refused with `ModelStoreError.schemaMismatch`,
+/// as a SQLite store without a migration for it is.
 package struct PostgresBootstrap {
     /// The format of a ModelStore store in PostgreSQL, recorded under the
     /// same key as SQLite's format but counted on its own: format 2 is the
@@ -98,7 +99,8 @@ package struct PostgresBootstrap {
     /// - Throws: `ModelStoreError.invalidSchema` for an app schema that is
     ///   not valid (or has a name too long for PostgreSQL),
     ///   `.notAModelStore` when the PostgreSQL schema holds tables but no
-    ///   store, `.newerFormat`, `.schemaMismatch`; `PostgresStoreError` when
+    ///   store, `.newerFormat`, `.schemaMismatch` for a change that is not
+    ///   additive (an additive one is migrated); `PostgresStoreError` when
     ///   the server refuses a statement or the connection is lost.
     package func run() throws -> Outcome {
         try schema.validate()
@@ -109,7 +111,12 @@ package struct PostgresBootstrap {
             try executor.execute(
                 "SELECT pg_advisory_xact_lock(hashtext('modelstore'), hashtext(current_schema()))")
             let tables = try tableNames()
-            guard !tables.contains(MetadataKey.table) else { return false }
+            if tables.contains(MetadataKey.table) {
+                // Checked (and migrated, when the app's schema only adds)
+                // under the lock, so that one server migrates at a time.
+                _ = try check(expected: resolved, expectedRecord: record)
+                return false
+            }
             guard tables.isEmpty else {
                 throw ModelStoreError.notAModelStore(
                     path: displayPath,
@@ -154,6 +161,30 @@ package struct PostgresBootstrap {
         return columns
     }
 
+    /// Runs the additive migration from `stored` to `expected` and records
+    /// the new schema; must run inside the bootstrap's transaction.
+    /// - Throws: `ModelStoreError.schemaMismatch` for a change that is not
+    ///   additive (see `PostgresAdditiveMigration`); the server's errors.
+    private func migrateAdditively(from stored: Schema, to expected: Schema, record: String) throws {
+        let migration = PostgresAdditiveMigration(stored: stored, expected: expected, displayPath: displayPath)
+        let statements = try migration.statements { table in
+            let rows = try executor.execute("SELECT count(*) FROM \(quoteIdentifier(table))").rows
+            return Int(try rows.first?.decode(Int64.self) ?? 0)
+        }
+        for statement in statements { try executor.execute(statement) }
+        for (key, value) in [
+            (MetadataKey.schema, record), (MetadataKey.schemaFingerprint, expected.fingerprint),
+            (MetadataKey.schemaVersion, expected.version.description),
+        ] {
+            var binds = PostgresBindings()
+            binds.append(key)
+            binds.append(value)
+            try executor.execute(
+                "INSERT INTO \(quoteIdentifier(MetadataKey.table)) (\"key\", \"value\") VALUES ($1, $2) "
+                    + "ON CONFLICT (\"key\") DO UPDATE SET \"value\" = EXCLUDED.\"value\"", binds)
+        }
+    }
+
     /// The names of the tables of the current schema.
     private func tableNames() throws -> Set<String> {
         let schemaRows = try executor.execute("SELECT current_schema()").rows
@@ -196,9 +227,9 @@ package struct PostgresBootstrap {
         } catch {
             throw ModelStoreError.notAModelStore(path: displayPath, reason: "its schema record cannot be read: \(error)")
         }
-        let differences = expected.differences(from: stored)
-        guard differences.isEmpty else {
-            throw ModelStoreError.schemaMismatch(path: displayPath, differences: differences)
+        guard expected.differences(from: stored).isEmpty else {
+            try migrateAdditively(from: stored, to: expected, record: expectedRecord)
+            return identifier
         }
         // Only what describes values (enum cases, defaults, Codable shapes)
         // differs; SQLite refreshes the record then, a later step here.

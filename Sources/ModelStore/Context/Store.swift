@@ -86,6 +86,14 @@ package final class Store: Sendable {
         migrationConnection = nil
         let outcome: StoreBootstrap.Outcome
         if let bootstrap = configuration.foreignDatabase?.bootstrap {
+            // The foreign database migrates additive changes itself; staged
+            // plans and scripts run on SQLite's migrator only.
+            guard migrationPlan == nil, configuration.openMigration == nil else {
+                throw ModelStoreError.invalidConfiguration(
+                    name: configuration.name,
+                    reason: "migration plans and migration scripts do not run on \(configuration.displayPath) yet; "
+                        + "only additive changes are migrated there")
+            }
             outcome = StoreBootstrap.Outcome(identifier: try bootstrap(connection, schema, configuration))
         } else {
             outcome = try StoreBootstrap(
