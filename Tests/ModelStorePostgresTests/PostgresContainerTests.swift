@@ -145,6 +145,31 @@ struct PostgresContainerTests {
         }
     }
 
+    enum LibraryV1: VersionedSchema {
+        static var versionIdentifier: Schema.Version { Schema.Version(1, 0, 0) }
+        static var models: [any PersistentModel.Type] { [PGAuthor.self, PGBook.self, PGShelf.self] }
+    }
+
+    enum LibraryPlan: SchemaMigrationPlan {
+        static var schemas: [any VersionedSchema.Type] { [LibraryV1.self] }
+        static var stages: [MigrationStage] { [] }
+    }
+
+    @Test("a migration plan on PostgreSQL is refused as not yet supported, before anything is created")
+    func migrationPlanRefused() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            #expect {
+                try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, migrationPlan: LibraryPlan.self, configurations: configuration)
+            } throws: { error in
+                guard case .invalidConfiguration(_, let reason)? = error as? ModelStoreError else { return false }
+                return reason.contains("migration plans")
+            }
+            let tables = try database.executor().execute("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+            #expect(try tables.rows.first?.decode(Int64.self) == 0)
+        }
+    }
+
     struct ElsewhereConfiguration: DataStoreConfiguration {
         var name = "elsewhere"
         var schema: Schema? = nil
