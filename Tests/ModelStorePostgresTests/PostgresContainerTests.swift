@@ -123,6 +123,31 @@ struct PostgresContainerTests {
         }
     }
 
+    @Test("a predicate only Swift can answer gives the same objects through fetch, fetchCount, fetchIdentifiers and enumerate")
+    func swiftOnlyPredicate() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+            let writer = ModelContext(container)
+            for (index, name) in ["Ada", "Grace", "Adele", "Hedy"].enumerated() {
+                writer.insert(PGAuthor(email: "\(index)@example.com", name: name))
+            }
+            try writer.save()
+            let context = ModelContext(container)
+            var descriptor = FetchDescriptor<PGAuthor>(
+                predicate: #Predicate { $0.name.contains("d") }, sortBy: [SortDescriptor(\.name, order: .reverse)])
+            #expect(try context.fetch(descriptor).map(\.name) == ["Hedy", "Adele", "Ada"])
+            #expect(try context.fetchCount(descriptor) == 3)
+            #expect(try context.fetchIdentifiers(descriptor).count == 3)
+            var enumerated: [String] = []
+            try context.enumerate(descriptor, batchSize: 2) { enumerated.append($0.name) }
+            #expect(enumerated == ["Hedy", "Adele", "Ada"])
+            descriptor.fetchOffset = 1
+            descriptor.fetchLimit = 1
+            #expect(try context.fetch(descriptor).map(\.name) == ["Adele"])
+        }
+    }
+
     @Test("a URL that cannot be read is refused before any connection, naming what is wrong")
     func invalidURL() {
         #expect {

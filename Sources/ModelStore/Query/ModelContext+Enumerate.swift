@@ -13,6 +13,8 @@ extension ModelContext {
     /// With pending changes to `T` in the context (and
     /// `includePendingChanges`), the objects come from `fetch(_:)` instead,
     /// so that the unsaved ones are included; memory is then not constant.
+    /// So do they on a database that answers the predicate or sort in Swift
+    /// (see `fetch(_:)`).
     /// - Throws: what `fetch(_:)` throws, `ModelStoreError.escapingMutations`,
     ///   and what `block` throws (which ends the enumeration).
     public func enumerate<T: PersistentModel>(
@@ -23,14 +25,14 @@ extension ModelContext {
         let batchSize = max(1, batchSize)
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
-        if !pending.isEmpty {
+        let query = try CompiledFetch(descriptor, context: self, table: table)
+        let compiled = try query.select(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
+        if !pending.isEmpty || compiled.needsSwift {
             for batch in try fetch(descriptor).chunked(batchSize) {
                 try visit(batch, block: block, allowEscapingMutations: allowEscapingMutations)
             }
             return
         }
-        let query = try CompiledFetch(descriptor, context: self, table: table)
-        let compiled = try query.select(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
         // A statement of its own: the block may fetch with the same query.
         let statement = try connection().prepare(compiled.sql)
         try compiled.bind(to: statement)
@@ -59,9 +61,9 @@ extension ModelContext {
         try mergeExternalChanges()
         let table = try table(for: T.self)
         let pending = descriptor.includePendingChanges ? PendingObjects(T.self, in: self) : PendingObjects()
-        guard pending.isEmpty else { return try fetch(descriptor).map(\.persistentModelID) }
         let compiled = try CompiledFetch(descriptor, context: self, table: table)
             .selectKeys(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
+        guard pending.isEmpty, !compiled.needsSwift else { return try fetch(descriptor).map(\.persistentModelID) }
         let statement = try connection().cachedStatement(compiled.sql)
         defer { statement.reset() }
         try compiled.bind(to: statement)
