@@ -9,6 +9,9 @@ let package = Package(
     dependencies: [
         .package(name: "ModelStore", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        // The raw postgres-nio contender of `--postgres`; the same URL and
+        // version as the root package's, so that both resolve to one copy.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system's libsqlite3 for the raw C contender (not ModelStore's
@@ -25,6 +28,8 @@ let package = Package(
                 "CSQLiteBench",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "ModelStorePostgres", package: "ModelStore"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ],
