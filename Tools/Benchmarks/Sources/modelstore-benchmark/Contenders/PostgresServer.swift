@@ -42,16 +42,24 @@ struct PostgresServer: Sendable {
     /// The URL without its password, for messages.
     static func redacted(_ url: String) -> String {
         guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "…"
+        components.password = "***"
         return components.string ?? "the URL"
     }
 
     /// A new connection; close it with `close(_:)`.
-    /// - Throws: postgres-nio's error when the server cannot be reached.
+    /// - Throws: `CheckFailure` naming the server and why it refused or
+    ///   could not be reached.
     func connect() throws -> PostgresConnection {
-        try PostgresConnection.connect(
-            on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: Self.logger
-        ).wait()
+        do {
+            return try PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 1, logger: Self.logger
+            ).wait()
+        } catch let error as PSQLError {
+            // PSQLError's description hides its details; the server's
+            // message or the transport's error is what a reader needs.
+            let reason = error.serverInfo?[.message] ?? error.underlying.map { "\($0)" } ?? "\(error.code)"
+            throw CheckFailure(description: "cannot connect to \(Self.redacted(url)): \(reason)")
+        }
     }
 
     /// Closes a connection (postgres-nio requires it before the connection goes).
