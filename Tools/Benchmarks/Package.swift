@@ -9,6 +9,9 @@ let package = Package(
     dependencies: [
         .package(name: "ModelStore", path: "../.."),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        // The raw postgres-nio contender of `--postgres`; the same URL and
+        // version as the root package's, so that both resolve to one copy.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // The system's libsqlite3 for the raw C contender (not ModelStore's
@@ -25,7 +28,15 @@ let package = Package(
                 "CSQLiteBench",
                 .product(name: "ModelStore", package: "ModelStore"),
                 .product(name: "GRDB", package: "GRDB.swift"),
-            ]
+                .product(name: "ModelStorePostgres", package: "ModelStore"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            // No DWARF in the release binary: BoringSSL's C objects, which
+            // postgres-nio brings, carry DWARF 5 forms that Debian 12's
+            // valgrind (3.19) cannot read, and it then refuses the binary,
+            // so that instruction-guard.sh could not count. The symbol table
+            // stays, which is what callgrind's --toggle-collect needs.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--strip-debug"], .when(configuration: .release))]
         ),
     ],
     swiftLanguageModes: [.v6]

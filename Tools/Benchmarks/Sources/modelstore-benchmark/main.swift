@@ -1,7 +1,8 @@
 import Foundation
 
 // modelstore-benchmark: ModelStore against the raw SQLite C API and GRDB,
-// workload by workload (issue 3). See Tools/Benchmarks/README.md.
+// workload by workload (issue 3), and with --postgres on PostgreSQL against
+// raw postgres-nio (issue 24). See Tools/Benchmarks/README.md.
 
 let options: Options
 do {
@@ -22,6 +23,16 @@ if let unknown = options.workloads.first(where: { !known.contains($0) }) {
     exit(64)
 }
 let selected = catalog.filter { options.workloads.isEmpty || options.workloads.contains($0.number) }
+let postgresServer: PostgresServer?
+do {
+    postgresServer = try options.postgresURL.map(PostgresServer.init(url:))
+} catch {
+    FileHandle.standardError.write(Data("\(error)\n".utf8))
+    exit(64)
+}
+let selectedOnPostgres = postgresServer.map { server in
+    PostgresWorkload.all(server).filter { options.workloads.isEmpty || options.workloads.contains($0.number) }
+} ?? []
 
 func log(_ line: String) { FileHandle.standardError.write(Data((line + "\n").utf8)) }
 
@@ -35,11 +46,13 @@ var results: [WorkloadResults] = []
 for workload in selected {
     results.append(runner.run(workload))
 }
+let postgres = postgresServer.map { server in runOnPostgres(server, selectedOnPostgres, runner: runner) }
 
-let failures = results.flatMap { $0.contenders.flatMap(\.failures) }
+let failures = (results + (postgres?.workloads ?? [])).flatMap { $0.contenders.flatMap(\.failures) }
 let run = RunResults(
     machine: machine, date: ISO8601DateFormatter().string(from: Date()), smoke: options.smoke, scale: scale,
-    rounds: rounds, peakMemoryResetPerTimedPart: Memory.canReset, workloads: results, failures: failures)
+    rounds: rounds, peakMemoryResetPerTimedPart: Memory.canReset, workloads: results, postgres: postgres,
+    failures: failures)
 
 print("")
 var sizes: [String] = []
@@ -52,6 +65,7 @@ print("peak MiB: resident memory peak of the timed part, in a memory round of it
 print("faults: median minor page faults of the timed part (memory the heap took from the system)")
 print("")
 print(Report.table(results))
+if let postgres { print("\n" + Report.postgresSection(postgres)) }
 
 do {
     let encoder = JSONEncoder()

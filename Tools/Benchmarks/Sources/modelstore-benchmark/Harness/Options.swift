@@ -1,5 +1,5 @@
 /// The command line: `modelstore-benchmark [--smoke] [--rounds K] [--n N]
-/// [--workload W]... [--json PATH]`.
+/// [--workload W]... [--json PATH] [--postgres URL]`.
 struct Options {
     var smoke = false
     var rounds: Int?
@@ -8,9 +8,11 @@ struct Options {
     /// Contenders to run (for profiling one of them); all when empty.
     var contenders: [ContenderName] = []
     var jsonPath = "benchmark-results.json"
+    /// The PostgreSQL server that workloads 1-4 and 7 also run against.
+    var postgresURL: String?
 
     static let usage = """
-        usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--workload W]... [--json PATH]
+        usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--workload W]... [--json PATH] [--postgres URL]
           --smoke        tiny sizes and 1 timed round, to prove every workload runs and is right
           --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
           --n N          objects for workloads 1-5 (default 100000; 200 with --smoke); workload 7 scales its
@@ -18,8 +20,11 @@ struct Options {
                          workload 12 its to-many (N/10), workload 15 its changes (N/100)
           --workload W   run only workload W (repeatable; 6 and 8 have two variants each, both run)
           --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
-                         raw, raw-state, grdb-statement, grdb-record, observable, plain
+                         raw, raw-state, grdb-statement, grdb-record, observable, plain, modelstore-postgres,
+                         postgres-nio
           --json PATH    where to write the results (default benchmark-results.json)
+          --postgres URL also run workloads 1-4 and 7 on this PostgreSQL server (postgres://USER@HOST:PORT/DB),
+                         ModelStore against raw postgres-nio, each round in a schema of its own
         Exits with status 1 when any contender's work was wrong.
         """
 
@@ -46,6 +51,7 @@ struct Options {
             case "--n": options.rows = try positive(argument)
             case "--workload": options.workloads.append(try positive(argument))
             case "--json": options.jsonPath = try value(for: argument)
+            case "--postgres": options.postgresURL = try value(for: argument)
             case "--contender":
                 let name = try value(for: argument)
                 guard let contender = ContenderName(option: name) else {
@@ -67,6 +73,7 @@ extension ContenderName {
             "modelstore": .modelStore, "modelstore-faulting": .modelStoreFaulting, "raw": .rawC,
             "raw-state": .rawCWithState,
             "grdb-statement": .grdbStatement, "grdb-record": .grdbRecord, "observable": .observable, "plain": .plainClass,
+            "modelstore-postgres": .modelStorePostgres, "postgres-nio": .rawPostgres,
         ]
         guard let contender = names[option.lowercased()] else { return nil }
         self = contender

@@ -6,7 +6,11 @@ enum Report {
         var rows: [[String]] = [["#", "workload", "contender", "median", "ratio", "vs ref", "peak MiB", "faults", "target", "result"]]
         for workload in workloads {
             var first = true
-            for contender in shownContenders(workload) {
+            let shown = shownContenders(workload)
+            // The contender the target is about: the first shown (ModelStore,
+            // on SQLite or on PostgreSQL).
+            let subject = shown.first
+            for contender in shown {
                 let result = workload.contenders.first { $0.contender == contender }
                 var row = [first ? "\(workload.number)" : "", first ? workload.title : "", contender.rawValue]
                 if let result, result.failures.isEmpty, let seconds = result.medianSeconds {
@@ -21,7 +25,7 @@ enum Report {
                 } else {
                     row += ["—", "—", "—", "—", "—"]
                 }
-                if contender == .modelStore {
+                if contender == subject {
                     row.append(workload.target + (workload.baseline == .rawC || workload.target.hasPrefix("<") ? "" : " vs \(workload.baseline.rawValue)"))
                     row.append(workload.targetMet.map { $0 ? "pass" : "MISS" } ?? "—")
                 } else {
@@ -35,9 +39,11 @@ enum Report {
     }
 
     /// Every contender of the workload's kind, "—" for those that cannot do
-    /// it; "ModelStore, faulting" only where the workload has it (7).
+    /// it; "ModelStore, faulting" only where the workload has it (7). A
+    /// PostgreSQL workload (`--postgres`) shows its two contenders only.
     private static func shownContenders(_ workload: WorkloadResults) -> [ContenderName] {
         let present = Set(workload.contenders.map(\.contender))
+        if workload.baseline == .rawPostgres { return [.modelStorePostgres, .rawPostgres] }
         let modelStore: [ContenderName] = present.contains(.modelStoreFaulting) ? [.modelStore, .modelStoreFaulting] : [.modelStore]
         let raw: [ContenderName] = present.contains(.rawCWithState) ? [.rawC, .rawCWithState] : [.rawC]
         let sqlite: [ContenderName] = raw + [.grdbStatement, .grdbRecord]

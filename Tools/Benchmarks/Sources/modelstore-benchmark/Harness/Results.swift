@@ -11,7 +11,21 @@ struct RunResults: Codable {
     /// then the process's peak since it started.
     var peakMemoryResetPerTimedPart: Bool
     var workloads: [WorkloadResults]
+    /// The PostgreSQL runs of `--postgres`; absent without it.
+    var postgres: PostgresResults?
     var failures: [String]
+}
+
+/// What `--postgres` measured: workloads 1-4 and 7 on the server, and the
+/// network's share of each statement.
+struct PostgresResults: Codable {
+    /// The server's URL, without its password.
+    var server: String
+    /// The time of one `SELECT 1` from sending it to its answer, on one
+    /// connection (`PostgresServer.roundTripSeconds`): what each statement
+    /// costs beyond the server's own work; nil when it failed.
+    var roundTripSeconds: Double?
+    var workloads: [WorkloadResults]
 }
 
 struct WorkloadResults: Codable {

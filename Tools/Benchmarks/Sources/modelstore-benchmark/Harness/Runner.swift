@@ -73,8 +73,8 @@ struct Runner {
             if !result.peakBytes.isEmpty { results[index].medianPeakBytes = Int(median(result.peakBytes.map(Double.init))) }
             if !result.pageFaults.isEmpty { results[index].medianPageFaults = Int(median(result.pageFaults.map(Double.init))) }
         }
-        let modelStore = results.first { $0.contender == .modelStore }
-        let met = modelStore.flatMap { result -> Bool? in
+        let subject = results.first { $0.contender == workload.subject }
+        let met = subject.flatMap { result -> Bool? in
             guard result.failures.isEmpty, let seconds = result.medianSeconds else { return nil }
             return workload.target.isMet(
                 medianSeconds: seconds, medianRatio: result.medianRatio, medianPeakBytes: result.medianPeakBytes,

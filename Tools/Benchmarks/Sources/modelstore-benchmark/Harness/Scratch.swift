@@ -1,8 +1,11 @@
 import Foundation
+import Synchronization
 
-/// A fresh temporary folder for one contender's round; removed afterwards.
+/// A fresh temporary folder for one contender's round; removed afterwards,
+/// with whatever else the round made outside it (a PostgreSQL schema).
 struct Scratch {
     let folder: URL
+    private let cleanups = Cleanups()
 
     /// The store file every contender uses: `store.sqlite` in the folder.
     var storeURL: URL { folder.appending(path: "store.sqlite") }
@@ -15,7 +18,23 @@ struct Scratch {
         return Scratch(folder: folder)
     }
 
+    /// Runs `cleanup` when the scratch is removed, after the round, whether
+    /// it succeeded or not; the last added runs first.
+    func atRemoval(_ cleanup: @escaping @Sendable () -> Void) {
+        cleanups.list.withLock { $0.append(cleanup) }
+    }
+
     func remove() {
+        let pending = cleanups.list.withLock { list in
+            defer { list = [] }
+            return list.reversed()
+        }
+        for cleanup in pending { cleanup() }
         try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// A class, so that every copy of the scratch adds to the same list.
+    private final class Cleanups: Sendable {
+        let list = Mutex<[@Sendable () -> Void]>([])
     }
 }

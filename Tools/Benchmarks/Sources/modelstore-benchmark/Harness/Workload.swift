@@ -12,6 +12,9 @@ protocol Workload {
     var target: Target { get }
     /// The contender the ratios are computed against (usually raw C).
     var baseline: ContenderName { get }
+    /// The contender that must meet the target (ModelStore, or ModelStore
+    /// on PostgreSQL).
+    var subject: ContenderName { get }
     /// The cases, one per contender; contenders that cannot do the work
     /// meaningfully are left out and show as "—".
     func cases(scale: Scale) -> [Case]
@@ -19,6 +22,7 @@ protocol Workload {
 
 extension Workload {
     var baseline: ContenderName { .rawC }
+    var subject: ContenderName { .modelStore }
 }
 
 /// The contenders, in the order the table lists them.
@@ -35,6 +39,12 @@ enum ContenderName: String, CaseIterable, Codable {
     case grdbRecord = "GRDB Record"
     case observable = "@Observable class"
     case plainClass = "plain class"
+    /// The SQLite contender's model code with a `PostgresConfiguration`
+    /// (`--postgres`).
+    case modelStorePostgres = "ModelStore on PostgreSQL"
+    /// Hand-written postgres-nio, batched (`--postgres`): the baseline of
+    /// the PostgreSQL workloads.
+    case rawPostgres = "raw postgres-nio"
 }
 
 /// What a workload's ModelStore contender must achieve.

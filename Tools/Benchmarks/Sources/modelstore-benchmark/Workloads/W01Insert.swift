@@ -23,16 +23,7 @@ struct InsertWorkload: Workload {
         let rows = Dataset.input(rows: n)
         return [
             Case(contender: .modelStore) { scratch in
-                let context = ModelContext(try Fixture.itemStore(scratch, rows: 0))
-                _ = try context.fetchCount(FetchDescriptor<Item>())  // opens the context's connection
-                return Trial(run: {
-                    for row in rows {
-                        context.insert(Item(
-                            number: row.number, name: row.name, score: row.score, rank: row.rank,
-                            created: row.created, flag: row.flag))
-                    }
-                    try context.save()
-                }, check: { try check(scratch) })
+                try Self.modelStoreTrial(try Fixture.itemStore(scratch, rows: 0), rows: rows) { try check(scratch) }
             },
             Case(contender: .rawC) { scratch in
                 try Fixture.itemStore(scratch, rows: 0)
@@ -83,5 +74,21 @@ struct InsertWorkload: Workload {
                 }, check: { try check(scratch) })
             },
         ]
+    }
+
+    /// ModelStore's part on an empty store, SQLite or PostgreSQL alike.
+    static func modelStoreTrial(_ container: ModelContainer, rows: [InputRow], check: @escaping () throws -> Void) throws
+        -> Trial
+    {
+        let context = ModelContext(container)
+        _ = try context.fetchCount(FetchDescriptor<Item>())  // opens the context's connection
+        return Trial(run: {
+            for row in rows {
+                context.insert(Item(
+                    number: row.number, name: row.name, score: row.score, rank: row.rank,
+                    created: row.created, flag: row.flag))
+            }
+            try context.save()
+        }, check: check)
     }
 }

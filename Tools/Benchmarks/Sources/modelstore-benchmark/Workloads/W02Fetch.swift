@@ -9,23 +9,22 @@ struct FetchWorkload: Workload {
     let title = "Fetch N objects"
     let target = Target.ratio(1.5)
 
-    func cases(scale: Scale) -> [Case] {
-        let n = scale.rows
+    /// The check of a fetch of rows 1...n: it gets the count and the
+    /// checksum of the fetched objects.
+    static func check(rows n: Int) -> (_ count: Int, _ checksum: Int) throws -> Void {
         let expected = Dataset.checksum(rows: n)
-        func check(_ count: Int, _ checksum: Int) throws {
+        return { count, checksum in
             try expect(count, n, "fetched objects")
             try expect(checksum, expected, "checksum of the fetched values")
         }
+    }
+
+    func cases(scale: Scale) -> [Case] {
+        let n = scale.rows
+        let check = Self.check(rows: n)
         return [
             Case(contender: .modelStore) { scratch in
-                let context = ModelContext(try Fixture.itemStore(scratch, rows: n))
-                _ = try context.fetchCount(FetchDescriptor<Item>())  // opens the connection, registers nothing
-                var items: [Item] = []
-                return Trial(run: {
-                    items = try context.fetch(FetchDescriptor<Item>())
-                }, check: {
-                    try check(items.count, items.reduce(0) { $0 &+ Dataset.checksum($1) })
-                })
+                try Self.modelStoreTrial(try Fixture.itemStore(scratch, rows: n), check: check)
             },
             Case(contender: .rawC) { scratch in
                 try Fixture.itemStore(scratch, rows: n)
@@ -68,5 +67,18 @@ struct FetchWorkload: Workload {
                 })
             },
         ]
+    }
+
+    /// ModelStore's part on a filled store, SQLite or PostgreSQL alike;
+    /// `check` gets the count and the checksum of the fetched objects.
+    static func modelStoreTrial(_ container: ModelContainer, check: @escaping (Int, Int) throws -> Void) throws -> Trial {
+        let context = ModelContext(container)
+        _ = try context.fetchCount(FetchDescriptor<Item>())  // opens the connection, registers nothing
+        var items: [Item] = []
+        return Trial(run: {
+            items = try context.fetch(FetchDescriptor<Item>())
+        }, check: {
+            try check(items.count, items.reduce(0) { $0 &+ Dataset.checksum($1) })
+        })
     }
 }

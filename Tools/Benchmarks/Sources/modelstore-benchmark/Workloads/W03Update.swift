@@ -20,12 +20,7 @@ struct UpdateWorkload: Workload {
         }
         return [
             Case(contender: .modelStore) { scratch in
-                let context = ModelContext(try Fixture.itemStore(scratch, rows: n))
-                let items = try context.fetch(FetchDescriptor<Item>())
-                return Trial(run: {
-                    for item in items { item.rank += 1 }
-                    try context.save()
-                }, check: { try check(scratch) })
+                try Self.modelStoreTrial(try Fixture.itemStore(scratch, rows: n)) { try check(scratch) }
             },
             Case(contender: .rawC) { scratch in
                 try Fixture.itemStore(scratch, rows: n)
@@ -72,5 +67,15 @@ struct UpdateWorkload: Workload {
                 }, check: { try check(scratch) })
             },
         ]
+    }
+
+    /// ModelStore's part on a filled store, SQLite or PostgreSQL alike.
+    static func modelStoreTrial(_ container: ModelContainer, check: @escaping () throws -> Void) throws -> Trial {
+        let context = ModelContext(container)
+        let items = try context.fetch(FetchDescriptor<Item>())
+        return Trial(run: {
+            for item in items { item.rank += 1 }
+            try context.save()
+        }, check: check)
     }
 }

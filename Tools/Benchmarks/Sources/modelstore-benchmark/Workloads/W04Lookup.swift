@@ -13,33 +13,38 @@ struct LookupWorkload: Workload {
     let title = "Look up 1,000 objects by id × 100"
     let target = Target.ratio(2)
 
-    func cases(scale: Scale) -> [Case] {
-        let n = scale.rows
-        let stride = max(1, n / scale.lookups)
+    /// What every contender looks up, and the check of what it found.
+    struct Lookups {
+        /// The row keys looked up in each repetition.
+        let keys: [Int64]
+        let repetitions: Int
+        /// Throws unless the count and checksum of every object found are
+        /// those of the keys, repeated.
+        let check: (_ count: Int, _ checksum: Int) throws -> Void
+    }
+
+    static func lookups(_ scale: Scale) -> Lookups {
+        let stride = max(1, scale.rows / scale.lookups)
         let keys = (0..<scale.lookups).map { Int64(1 + $0 * stride) }
         let repetitions = scale.lookupRepetitions
         let expected = repetitions &* keys.reduce(0) { $0 &+ Dataset.checksum(row: Int($1)) }
-        func check(_ count: Int, _ checksum: Int) throws {
+        return Lookups(keys: keys, repetitions: repetitions) { count, checksum in
             try expect(count, repetitions * keys.count, "objects found")
             try expect(checksum, expected, "checksum of the found values")
         }
+    }
+
+    func cases(scale: Scale) -> [Case] {
+        let n = scale.rows
+        let lookups = Self.lookups(scale)
+        let keys = lookups.keys
+        let repetitions = lookups.repetitions
+        let check = lookups.check
         let selectByKey = Fixture.selectSQL + #" WHERE "_pk" = ?"#
         return [
             Case(contender: .modelStore) { scratch in
-                let container = try Fixture.itemStore(scratch, rows: n)
-                let identifiers = try Self.identifiers(of: keys, in: container)
-                var found: [Item] = []
-                found.reserveCapacity(repetitions * keys.count)
-                return Trial(run: {
-                    for _ in 0..<repetitions {
-                        let context = ModelContext(container)
-                        try context.withSnapshot {
-                            for identifier in identifiers {
-                                if let item = context.model(for: identifier) as? Item { found.append(item) }
-                            }
-                        }
-                    }
-                }, check: { try check(found.count, found.reduce(0) { $0 &+ Dataset.checksum($1) }) })
+                try Self.modelStoreTrial(
+                    try Fixture.itemStore(scratch, rows: n), keys: keys, repetitions: repetitions, check: check)
             },
             Case(contender: .rawC) { scratch in
                 try Fixture.itemStore(scratch, rows: n)
@@ -94,6 +99,26 @@ struct LookupWorkload: Workload {
                 }, check: { try check(found.count, found.reduce(0) { $0 &+ Dataset.checksum($1) }) })
             },
         ]
+    }
+
+    /// ModelStore's part on a filled store, SQLite or PostgreSQL alike;
+    /// `check` gets the count and the checksum of the objects found.
+    static func modelStoreTrial(
+        _ container: ModelContainer, keys: [Int64], repetitions: Int, check: @escaping (Int, Int) throws -> Void
+    ) throws -> Trial {
+        let identifiers = try Self.identifiers(of: keys, in: container)
+        var found: [Item] = []
+        found.reserveCapacity(repetitions * keys.count)
+        return Trial(run: {
+            for _ in 0..<repetitions {
+                let context = ModelContext(container)
+                try context.withSnapshot {
+                    for identifier in identifiers {
+                        if let item = context.model(for: identifier) as? Item { found.append(item) }
+                    }
+                }
+            }
+        }, check: { try check(found.count, found.reduce(0) { $0 &+ Dataset.checksum($1) }) })
     }
 
     /// The identifiers of the objects with these row keys, read in a context

@@ -19,37 +19,11 @@ struct RelationshipsWorkload: Workload {
     func cases(scale: Scale) -> [Case] {
         let parents = scale.parents
         let perParent = scale.childrenPerParent
-        func check<P, C>(
-            _ fetched: [P], _ touched: FamilyDataset.Touched,
-            name: (P) -> String, children: (P) -> [C], childName: (C) -> String, value: (C) -> Int
-        ) throws {
-            try FamilyDataset.expectFamilies(
-                fetched, touched: touched, count: parents, childrenPerParent: perParent,
-                name: name, children: children, childName: childName, value: value)
-        }
         func modelStore(prefetching: Bool) -> Case {
             Case(contender: prefetching ? .modelStore : .modelStoreFaulting) { scratch in
-                let container = try Fixture.familyStore(scratch, parents: parents, childrenPerParent: perParent)
-                // A new context per trial, so nothing is registered; the
-                // count opens its connection and registers nothing. The
-                // objects load their children through it: it stays alive
-                // until the check is done.
-                let context = ModelContext(container)
-                _ = try context.fetchCount(FetchDescriptor<Parent>())
-                var fetched: [Parent] = []
-                var touched = FamilyDataset.Touched()
-                return Trial(run: {
-                    var descriptor = FetchDescriptor<Parent>()
-                    if prefetching { descriptor.relationshipKeyPathsForPrefetching = [\.children] }
-                    fetched = try context.fetch(descriptor)
-                    touched = Self.touch(fetched)
-                }, check: {
-                    try expect(context.lastFaultError.map { "\($0)" }, nil, "error loading a relationship")
-                    try check(fetched, touched, name: \.name, children: \.children, childName: \.name, value: \.value)
-                    try expect(
-                        fetched.allSatisfy { parent in parent.children.allSatisfy { $0.parent === parent } }, true,
-                        "every child's parent is the object that holds it")
-                })
+                try Self.modelStoreTrial(
+                    try Fixture.familyStore(scratch, parents: parents, childrenPerParent: perParent),
+                    prefetching: prefetching, scale: scale)
             }
         }
         return [
@@ -64,7 +38,8 @@ struct RelationshipsWorkload: Workload {
                     fetched = try RawFamilies.fetchAll(db)
                     touched = Self.touch(fetched)
                 }, check: {
-                    try check(fetched, touched, name: \.name, children: \.children, childName: \.name, value: \.value)
+                    try Self.expectFamilies(
+                        fetched, touched, scale: scale, name: \.name, children: \.children, childName: \.name, value: \.value)
                 })
             },
             Case(contender: .grdbStatement) { scratch in
@@ -76,7 +51,8 @@ struct RelationshipsWorkload: Workload {
                     fetched = try queue.read { db in try GRDBFamilies.fetchAll(db) }
                     touched = Self.touch(fetched)
                 }, check: {
-                    try check(fetched, touched, name: \.name, children: \.children, childName: \.name, value: \.value)
+                    try Self.expectFamilies(
+                        fetched, touched, scale: scale, name: \.name, children: \.children, childName: \.name, value: \.value)
                 })
             },
             Case(contender: .grdbRecord) { scratch in
@@ -88,15 +64,50 @@ struct RelationshipsWorkload: Workload {
                     fetched = try queue.read { db in try ParentWithChildren.request.fetchAll(db) }
                     touched = Self.touch(fetched)
                 }, check: {
-                    try check(fetched, touched, name: \.parent.name, children: \.children, childName: \.name, value: \.value)
+                    try Self.expectFamilies(
+                        fetched, touched, scale: scale, name: \.parent.name, children: \.children, childName: \.name, value: \.value)
                 })
             },
         ]
     }
 
+    /// ModelStore's part on a filled store, SQLite or PostgreSQL alike.
+    static func modelStoreTrial(_ container: ModelContainer, prefetching: Bool, scale: Scale) throws -> Trial {
+        // A new context per trial, so nothing is registered; the count
+        // opens its connection and registers nothing. The objects load
+        // their children through it: it stays alive until the check is done.
+        let context = ModelContext(container)
+        _ = try context.fetchCount(FetchDescriptor<Parent>())
+        var fetched: [Parent] = []
+        var touched = FamilyDataset.Touched()
+        return Trial(run: {
+            var descriptor = FetchDescriptor<Parent>()
+            if prefetching { descriptor.relationshipKeyPathsForPrefetching = [\.children] }
+            fetched = try context.fetch(descriptor)
+            touched = Self.touch(fetched)
+        }, check: {
+            try expect(context.lastFaultError.map { "\($0)" }, nil, "error loading a relationship")
+            try expectFamilies(
+                fetched, touched, scale: scale, name: \.name, children: \.children, childName: \.name, value: \.value)
+            try expect(
+                fetched.allSatisfy { parent in parent.children.allSatisfy { $0.parent === parent } }, true,
+                "every child's parent is the object that holds it")
+        })
+    }
+
+    /// Throws unless `fetched` and `touched` are the dataset at `scale`.
+    static func expectFamilies<P, C>(
+        _ fetched: [P], _ touched: FamilyDataset.Touched, scale: Scale,
+        name: (P) -> String, children: (P) -> [C], childName: (C) -> String, value: (C) -> Int
+    ) throws {
+        try FamilyDataset.expectFamilies(
+            fetched, touched: touched, count: scale.parents, childrenPerParent: scale.childrenPerParent,
+            name: name, children: children, childName: childName, value: value)
+    }
+
     /// Reads the value of every child of every parent.
     @inline(never)
-    private static func touch(_ parents: [Parent]) -> FamilyDataset.Touched {
+    static func touch(_ parents: [Parent]) -> FamilyDataset.Touched {
         var touched = FamilyDataset.Touched()
         for parent in parents {
             for child in parent.children {
@@ -108,7 +119,7 @@ struct RelationshipsWorkload: Workload {
     }
 
     @inline(never)
-    private static func touch(_ parents: [PlainParent]) -> FamilyDataset.Touched {
+    static func touch(_ parents: [PlainParent]) -> FamilyDataset.Touched {
         var touched = FamilyDataset.Touched()
         for parent in parents {
             for child in parent.children {
@@ -120,7 +131,7 @@ struct RelationshipsWorkload: Workload {
     }
 
     @inline(never)
-    private static func touch(_ parents: [ParentWithChildren]) -> FamilyDataset.Touched {
+    static func touch(_ parents: [ParentWithChildren]) -> FamilyDataset.Touched {
         var touched = FamilyDataset.Touched()
         for parent in parents {
             for child in parent.children {
