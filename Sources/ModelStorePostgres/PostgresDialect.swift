@@ -37,10 +37,9 @@ package struct PostgresDialect: Sendable {
 
     /// The column type that holds an attribute of `kind` exactly.
     ///
-    /// A Date is `double precision` seconds since 2001-01-01 UTC, as in a
+    /// A Date is `double precision` seconds since 1970-01-01 UTC, as in a
     /// SQLite store, not `timestamptz`, which keeps only microseconds (see
-    /// `PostgresValues`); `to_timestamp("column" + 978307200)` reads it as a
-    /// timestamp.
+    /// `PostgresValues`); `to_timestamp("column")` reads it as a timestamp.
     ///
     /// Narrow integers get the smallest PostgreSQL integer that holds them,
     /// with a CHECK for the rest of the range (`checkRange`). Codable values

@@ -15,11 +15,10 @@ import PostgresNIO
 ///   infinite);
 /// - String is `text`: PostgreSQL text cannot hold NUL, so a string with a
 ///   NUL is refused (never cut);
-/// - Date is `double precision`, seconds since 2001-01-01 00:00 UTC
-///   (Foundation's reference date), as a SQLite store's REAL: exactly the
-///   Double a `Date` holds. `timestamptz` keeps only microseconds, so a
-///   `Date()` saved and read back would not be equal to itself, and an
-///   equality predicate on it would miss the row;
+/// - Date is `double precision`, seconds since 1970-01-01 00:00 UTC, as a
+///   SQLite store's REAL holds it (`timeIntervalSince1970`): a date comes
+///   back as from a SQLite store, to a Double's precision, and predicates
+///   on it match the same rows. `timestamptz` would round to microseconds;
 /// - Decimal is `numeric`, exact both ways (a stored numeric with more
 ///   digits than Decimal holds is refused when read); Decimal's NaN is
 ///   refused;
@@ -72,7 +71,7 @@ package enum PostgresValues {
             }
             binds.append(string)
         case (.date, .date(let date)):
-            binds.append(date.timeIntervalSinceReferenceDate)
+            binds.append(date.timeIntervalSince1970)
         case (.uuid, .uuid(let uuid)):
             binds.append(uuid)
         case (.data, .data(let data)):
@@ -140,7 +139,7 @@ package enum PostgresValues {
             case .date:
                 let seconds = try cell.decode(Double.self)
                 guard seconds.isFinite else { throw refuse("the stored date is \(seconds), which no Date is") }
-                return .date(Date(timeIntervalSinceReferenceDate: seconds))
+                return .date(Date(timeIntervalSince1970: seconds))
             case .uuid:
                 return .uuid(try cell.decode(UUID.self))
             case .data:

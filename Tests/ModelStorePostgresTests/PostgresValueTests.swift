@@ -67,12 +67,25 @@ struct PostgresValueTests {
         }
     }
 
-    @Test("A date keeps a Double's precision, below a microsecond too, as in SQLite")
+    @Test("A date is stored as the library's rows hold it: seconds since 1970, which to_timestamp reads")
+    func dateIsUnixSeconds() throws {
+        try Self.withColumn(.date) { executor, attribute in
+            var binds = PostgresBindings()
+            try PostgresValues.bind(.date(Date(timeIntervalSince1970: 86_400.5)), as: attribute, entity: "E", into: &binds)
+            try executor.execute(#"INSERT INTO "E" ("value") VALUES ($1)"#, binds)
+            let row = try #require(try executor.execute(#"SELECT "value", to_timestamp("value") AT TIME ZONE 'UTC' FROM "E""#).rows.first)
+            let (seconds, timestamp) = try row.decode((Double, Date).self)
+            #expect(seconds == 86_400.5)
+            #expect(timestamp == Date(timeIntervalSince1970: 86_400.5))
+        }
+    }
+
+    @Test("A date comes back as a SQLite store gives it back (a Double of seconds since 1970), below a microsecond too")
     func dateBelowAMicrosecond() throws {
         try Self.withColumn(.date) { executor, attribute in
             for date in [Date(timeIntervalSinceReferenceDate: 100.000_000_7), Date(timeIntervalSinceReferenceDate: -400_000_000.000_000_4), Date()] {
                 let back = try Self.roundTrip(.date(date), attribute, executor)
-                #expect(back == .date(date))
+                #expect(back == .date(Date(timeIntervalSince1970: date.timeIntervalSince1970)))
             }
         }
     }
