@@ -104,7 +104,7 @@ package enum PostgresStore {
     /// The opener of a store at `location`, in `databaseSchema`.
     ///
     /// Connections come from a pool of at most `maximumConnections`, and go
-    /// back to it when their `Connection` goes away. The bootstrap, on the
+    /// back to it when done. The bootstrap, on the
     /// store's first connection, also starts the
     /// store's change listener (one per container); every connection then
     /// answers `PRAGMA data_version` with its count of other servers'
@@ -116,37 +116,46 @@ package enum PostgresStore {
         let pool = PostgresConnectionPool(location: location, schema: databaseSchema, maximumConnections: maximumConnections)
         let shared = Mutex<(translator: PostgresSQLTranslator, listener: PostgresChangeListener?)>(
             (PostgresSQLTranslator(keyColumns: [:]), nil))
+        let registered = Mutex<Set<ObjectIdentifier>>([])
         let name = "\(location)" + (databaseSchema.map { " (schema \($0))" } ?? "")
         return ForeignDatabaseOpener(
             name: name,
             open: {
-                let executor = try pool.checkout()
                 let (translator, listener) = shared.withLock { ($0.translator, $0.listener) }
-                let database = PostgresForeignDatabase(executor: executor, translator: translator)
-                database.giveBack = { pool.checkin($0) }
-                if let listener {
-                    listener.registerOwnSession(pid: try executor.backendPID())
-                    database.listener = listener
+                let database = PostgresForeignDatabase(pool: pool, translator: translator) { executor in
+                    // Each pooled session once: its commits are this
+                    // container's own, which its contexts learn of directly.
+                    guard let listener else { return }
+                    let isNew = registered.withLock { $0.insert(ObjectIdentifier(executor)).inserted }
+                    if isNew { listener.registerOwnSession(pid: try executor.backendPID()) }
                 }
+                database.listener = listener
                 return database
             },
             bootstrap: { connection, schema, _ in
                 guard let database = connection.foreign as? PostgresForeignDatabase else {
                     throw ModelStoreError.cannotOpen(path: name, reason: "its connection is not a PostgreSQL one")
                 }
-                let outcome = try PostgresBootstrap(executor: database.executor, schema: schema).run()
+                let (outcome, keyColumns) = try database.withExecutor { executor in
+                    (try PostgresBootstrap(executor: executor, schema: schema).run(), try PostgresBootstrap.keyColumns(executor))
+                }
                 let tables = PostgresSQLTranslator(
-                    keyColumns: try PostgresBootstrap.keyColumns(database.executor),
-                    conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))
+                    keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))
                 guard let identifier = UUID(uuidString: outcome.identifier) else {
                     throw ModelStoreError.notAModelStore(
                         path: name, reason: "its store identifier \(outcome.identifier) is not a UUID")
                 }
+                // Every session of the pool registers as the container's own
+                // when first borrowed (the bootstrap's included, next time).
                 let listener = try PostgresChangeListener(location: location, storeIdentifier: identifier)
-                listener.registerOwnSession(pid: try database.executor.backendPID())
+                registered.withLock { $0.removeAll() }
                 shared.withLock { $0 = (tables, listener) }
                 database.translator = tables
                 database.listener = listener
+                database.didBorrow = { executor in
+                    let isNew = registered.withLock { $0.insert(ObjectIdentifier(executor)).inserted }
+                    if isNew { listener.registerOwnSession(pid: try executor.backendPID()) }
+                }
                 return outcome.identifier
             },
             queryDialect: QueryDialect(normalizesText: true, runsSwiftInSQL: false))

@@ -17,7 +17,22 @@ import PostgresNIO
 /// as SQLite's loose typing lets the library assume; blobs are bytea.
 /// Results come back by storage class, errors as SQLite's codes.
 package final class PostgresForeignDatabase: ForeignDatabase {
-    package let executor: PostgresExecutor
+    /// Where this session's executors come from: one of its own, or a pool
+    /// it borrows from for each transaction (or statement outside one), so
+    /// that a `Connection` that lives long (a context whose objects are
+    /// still held) keeps no PostgreSQL connection while it does nothing.
+    private enum Source {
+        case own(PostgresExecutor)
+        case pool(PostgresConnectionPool)
+    }
+
+    private let source: Source
+    /// Runs on each executor borrowed from the pool, before its first
+    /// statement (the store registers it as the container's own session).
+    package var didBorrow: (PostgresExecutor) throws -> Void = { _ in }
+    /// The executor borrowed from the pool, while a transaction (or the
+    /// writer lock) needs it; always the own executor for `.own`.
+    private var borrowed: PostgresExecutor?
     package let displayName: String
     /// Translates the library's SQL; its key columns are set once the
     /// store's tables are known (`PostgresStore`'s bootstrap).
@@ -34,24 +49,63 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     private var wroteInTransaction = false
     private var translations: [String: PostgresSQLTranslator.Translation] = [:]
 
-    /// A session on `executor`'s connection.
+    /// A session on `executor`'s connection, for as long as it lives.
     package init(executor: PostgresExecutor, translator: PostgresSQLTranslator = PostgresSQLTranslator(keyColumns: [:])) {
-        self.executor = executor
+        source = .own(executor)
+        borrowed = executor
         self.translator = translator
         displayName = executor.location.description
     }
 
-    /// Called with the executor when this session ends (its `Connection`
-    /// went away): a pool takes it back, rolling back a transaction left
-    /// open. The writer lock, which outlives a rollback, is released first.
-    package var giveBack: ((PostgresExecutor) -> Void)?
+    /// A session that borrows an executor from `pool` for each transaction
+    /// and each statement outside one, and gives it back as soon as it is
+    /// done; `didBorrow` runs on each executor borrowed.
+    package init(
+        pool: PostgresConnectionPool, translator: PostgresSQLTranslator,
+        didBorrow: @escaping (PostgresExecutor) throws -> Void = { _ in }
+    ) {
+        source = .pool(pool)
+        self.didBorrow = didBorrow
+        self.translator = translator
+        displayName = pool.location.description
+    }
 
     deinit {
         releaseWriterLock()
-        giveBack?(executor)
+        if case .pool(let pool) = source, let borrowed { pool.checkin(borrowed) }
     }
 
-    package var isAutocommit: Bool { !executor.isInTransaction }
+    /// The executor for the next statement: the one held, or one borrowed.
+    private func executor() throws(PostgresStoreError) -> PostgresExecutor {
+        if let borrowed { return borrowed }
+        guard case .pool(let pool) = source else { preconditionFailure("an own executor is always held") }
+        let executor = try pool.checkout()
+        do {
+            try didBorrow(executor)
+        } catch {
+            pool.checkin(executor)
+            throw PostgresStoreError.classify(error, statement: "registering the session")
+        }
+        borrowed = executor
+        return executor
+    }
+
+    /// Gives a borrowed executor back once no transaction or lock needs it.
+    private func giveBackIfIdle() {
+        guard case .pool(let pool) = source, let executor = borrowed, !executor.isInTransaction, !holdsWriterLock else { return }
+        borrowed = nil
+        pool.checkin(executor)
+    }
+
+    /// Runs `body` with an executor of this session (the bootstrap's
+    /// statements), given back afterwards when borrowed.
+    /// - Throws: what borrowing or `body` throws.
+    package func withExecutor<T>(_ body: (PostgresExecutor) throws -> T) throws -> T {
+        defer { giveBackIfIdle() }
+        return try body(try executor())
+    }
+
+    package var isAutocommit: Bool { !(borrowed?.isInTransaction ?? false) }
     package var changes: Int { lastChanges }
     package var lastInsertRowID: Int64 { lastRowID }
 
@@ -63,7 +117,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         if translation.isDataVersion {
             return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(listener?.changeCount ?? 0)]])
         }
-        if translation.writes && executor.isInTransaction { wroteInTransaction = true }
+        if translation.writes && (borrowed?.isInTransaction ?? false) { wroteInTransaction = true }
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
             switch value {
@@ -83,7 +137,8 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         }
         let result: PostgresExecutor.Result
         do {
-            result = try executor.execute(translation.sql, binds)
+            defer { giveBackIfIdle() }
+            result = try executor().execute(translation.sql, binds)
         } catch {
             throw Self.sqliteError(error, sql: sql)
         }
@@ -124,7 +179,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// most 5 seconds, SQLite's busy timeout, then fails as busy; the server
     /// drops it with a lost connection.
     private func takeWriterLock() throws(PostgresStoreError) {
-        _ = try executor.execute(
+        _ = try executor().execute(
             "SELECT pg_advisory_lock(hashtext('modelstore.writer'), hashtext(current_schema())) "
                 + "FROM (SELECT set_config('lock_timeout', '5s', false)) AS timeout")
         holdsWriterLock = true
@@ -133,7 +188,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     private func releaseWriterLock() {
         guard holdsWriterLock else { return }
         holdsWriterLock = false
-        _ = try? executor.execute("SELECT pg_advisory_unlock(hashtext('modelstore.writer'), hashtext(current_schema()))")
+        _ = try? borrowed?.execute("SELECT pg_advisory_unlock(hashtext('modelstore.writer'), hashtext(current_schema()))")
     }
 
     /// A Double as PostgreSQL's float input reads it back exactly: Swift's
@@ -148,7 +203,8 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     package func execute(_ sql: String) throws(SQLiteError) {
         if try controlTransaction(sql) { return }
         do {
-            lastChanges = try executor.execute(sql).affectedRows
+            defer { giveBackIfIdle() }
+            lastChanges = try executor().execute(sql).affectedRows
         } catch {
             throw Self.sqliteError(error, sql: sql)
         }
@@ -158,26 +214,27 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// the executor's own begin, commit and rollback; false for other SQL.
     private func controlTransaction(_ sql: String) throws(SQLiteError) -> Bool {
         do {
+            defer { giveBackIfIdle() }
             switch sql {
             case "BEGIN IMMEDIATE TRANSACTION":
                 try takeWriterLock()
                 do {
-                    try executor.begin(isolation: .serializable)
+                    try executor().begin(isolation: .serializable)
                 } catch {
                     releaseWriterLock()
                     throw error
                 }
-            case "BEGIN DEFERRED TRANSACTION": try executor.begin(isolation: .repeatableRead)
+            case "BEGIN DEFERRED TRANSACTION": try executor().begin(isolation: .repeatableRead)
             case "COMMIT TRANSACTION":
                 defer {
                     releaseWriterLock()
                     wroteInTransaction = false
                 }
                 // Delivered at COMMIT, to every other server's listener.
-                if wroteInTransaction, let listener { try executor.notify(channel: listener.channel, payload: "") }
-                try executor.commit()
+                if wroteInTransaction, let listener { try executor().notify(channel: listener.channel, payload: "") }
+                try executor().commit()
             case "ROLLBACK TRANSACTION":
-                executor.rollback()
+                borrowed?.rollback()
                 releaseWriterLock()
                 wroteInTransaction = false
             default: return false

@@ -99,27 +99,37 @@ struct PostgresContainerTests {
         }
     }
 
-    @Test("contexts that went away give their connection back; one past the limit fails naming it")
-    func connectionsAreReused() throws {
+    @Test("contexts hold a connection only during a transaction or statement; one past the limit fails naming it")
+    func connectionsAreBorrowed() throws {
         try PostgresTestDatabase.withSchema { database in
             let configuration = PostgresConfiguration(
-                url: try #require(PostgresTestDatabase.url), databaseSchema: database.name, maximumConnections: 3)
+                url: try #require(PostgresTestDatabase.url), databaseSchema: database.name, maximumConnections: 2)
             let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
-            for index in 0..<20 {
+            // Fifty contexts, each still holding its objects: none holds a connection.
+            var kept: [(ModelContext, [PGAuthor])] = []
+            for index in 0..<50 {
                 let context = ModelContext(container)
                 context.insert(PGAuthor(email: "\(index)@example.com", name: "Author \(index)"))
                 try context.save()
+                kept.append((context, try context.fetch(FetchDescriptor<PGAuthor>())))
             }
-            // The container holds one connection; two contexts hold the rest.
-            let held = [ModelContext(container), ModelContext(container)]
-            for context in held { #expect(try context.fetchCount(FetchDescriptor<PGAuthor>()) == 20) }
-            let extra = ModelContext(container)
-            #expect {
-                try extra.fetchCount(FetchDescriptor<PGAuthor>())
-            } throws: { error in
-                "\(error)".contains("all 3 connections")
+            #expect(kept.last?.1.count == 50)
+            // Two snapshots (read transactions) hold both; a third context waits, then fails.
+            let (first, second, third) = (ModelContext(container), ModelContext(container), ModelContext(container))
+            try first.withSnapshot {
+                let firstCount = try first.fetchCount(FetchDescriptor<PGAuthor>())
+                #expect(firstCount == 50)
+                try second.withSnapshot {
+                    let secondCount = try second.fetchCount(FetchDescriptor<PGAuthor>())
+                    #expect(secondCount == 50)
+                    #expect {
+                        try third.fetchCount(FetchDescriptor<PGAuthor>())
+                    } throws: { error in
+                        "\(error)".contains("all 2 connections")
+                    }
+                }
             }
-            withExtendedLifetime(held) {}
+            #expect(try third.fetchCount(FetchDescriptor<PGAuthor>()) == 50)
         }
     }
 
