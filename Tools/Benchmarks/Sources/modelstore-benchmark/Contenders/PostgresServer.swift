@@ -119,15 +119,6 @@ struct PostgresServer: Sendable {
         return connection
     }
 
-    /// The server's `max_connections`.
-    func maxConnections() throws -> Int {
-        let connection = try connect()
-        defer { close(connection) }
-        let text = try Self.query(connection, "SELECT current_setting('max_connections')").rows.first?.decode(String.self)
-        guard let text, let count = Int(text) else { throw CheckFailure(description: "max_connections is not a number") }
-        return count
-    }
-
     /// The time of one `SELECT 1` from sending it to its answer, on one
     /// connection: the median over `loops` loops of `statements` each.
     /// - Throws: the server's error.

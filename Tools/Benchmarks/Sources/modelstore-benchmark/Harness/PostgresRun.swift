@@ -8,17 +8,6 @@ func runOnPostgres(_ server: PostgresServer, _ workloads: [PostgresWorkload], ru
     var roundTrip: Double?
     do {
         roundTrip = try server.roundTripSeconds()
-        // Workload 4's ModelStore contender makes a context per repetition,
-        // and each context holds a connection while its objects live (no
-        // pool yet): all of them at the end of a round.
-        let connections = try server.maxConnections()
-        let needed = runner.scale.lookupRepetitions + 10
-        if workloads.contains(where: { $0.number == 4 }) && connections < needed {
-            runner.log(
-                "note: the server allows \(connections) connections; workload 4's ModelStore contender holds one per "
-                    + "context, \(runner.scale.lookupRepetitions) at once, and fails with fewer than about \(needed) "
-                    + "(ALTER SYSTEM SET max_connections, then restart the server)")
-        }
     } catch {
         // Every workload then fails to connect too, and says so.
         runner.log("  FAILED: the round trip to \(name): \(error)")
