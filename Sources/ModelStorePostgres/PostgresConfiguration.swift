@@ -38,11 +38,10 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     /// False for a read-only store: fetches work, `save()` throws.
     public let allowsSave: Bool
     /// The most connections the container keeps open at once, besides its
-    /// change listener's. Each context holds one while it lives (and the
-    /// container one more, to notice other servers' commits); a context
-    /// made while all are held waits up to 5 seconds for one to come back,
-    /// then its first fetch or save throws naming the limit. Connections
-    /// of contexts that went away are kept open for the next ones.
+    /// change listener's. A context borrows one for each transaction (or
+    /// statement outside one) and gives it back at once; when all are
+    /// busy, a statement waits up to 5 seconds for one, then throws naming
+    /// the limit. Connections given back stay open for the next borrower.
     public let maximumConnections: Int
 
     /// A store in the database at `url`.
@@ -70,12 +69,13 @@ public struct PostgresConfiguration: DataStoreConfiguration, CustomStringConvert
     ///   (never showing the password).
     /// - Throws: `PostgresStoreError.invalidURL` naming what is wrong with
     ///   it (never showing the password); `ModelStoreError.invalidConfiguration`
-    ///   for fewer than 2 connections (the container holds one itself).
+    ///   for fewer than 2 connections.
     public func validate() throws {
         _ = try PostgresLocation(url: url)
         guard maximumConnections >= 2 else {
             throw ModelStoreError.invalidConfiguration(
-                name: name, reason: "maximumConnections is \(maximumConnections); a container needs at least 2")
+                name: name, reason: "maximumConnections is \(maximumConnections); a container needs at least 2 "
+                    + "(a save's transaction and a read at the same time)")
         }
     }
 
