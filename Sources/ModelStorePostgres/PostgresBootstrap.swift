@@ -85,9 +85,14 @@ package struct PostgresBootstrap {
     }
 
     /// A bootstrap of `schema` through `executor`; `run()` does the work.
-    package init(executor: PostgresExecutor, schema: Schema) {
+    /// False for a read-only store: it is checked, never created or
+    /// migrated, as a read-only SQLite store is.
+    package let allowsWriting: Bool
+
+    package init(executor: PostgresExecutor, schema: Schema, allowsWriting: Bool = true) {
         self.executor = executor
         self.schema = schema
+        self.allowsWriting = allowsWriting
     }
 
     /// The store as messages name it: the server and the PostgreSQL schema.
@@ -116,6 +121,10 @@ package struct PostgresBootstrap {
                 // under the lock, so that one server migrates at a time.
                 _ = try check(expected: resolved, expectedRecord: record)
                 return false
+            }
+            guard allowsWriting else {
+                throw ModelStoreError.notAModelStore(
+                    path: displayPath, reason: "it holds no store, and a read-only configuration does not create one")
             }
             guard tables.isEmpty else {
                 throw ModelStoreError.notAModelStore(
@@ -227,7 +236,9 @@ package struct PostgresBootstrap {
         } catch {
             throw ModelStoreError.notAModelStore(path: displayPath, reason: "its schema record cannot be read: \(error)")
         }
-        guard expected.differences(from: stored).isEmpty else {
+        let differences = expected.differences(from: stored)
+        guard differences.isEmpty else {
+            guard allowsWriting else { throw ModelStoreError.schemaMismatch(path: displayPath, differences: differences) }
             try migrateAdditively(from: stored, to: expected, record: expectedRecord)
             return identifier
         }

@@ -132,12 +132,15 @@ package enum PostgresStore {
                 database.listener = listener
                 return database
             },
-            bootstrap: { connection, schema, _ in
+            bootstrap: { connection, schema, configuration in
                 guard let database = connection.foreign as? PostgresForeignDatabase else {
                     throw ModelStoreError.cannotOpen(path: name, reason: "its connection is not a PostgreSQL one")
                 }
                 let (outcome, keyColumns) = try database.withExecutor { executor in
-                    (try PostgresBootstrap(executor: executor, schema: schema).run(), try PostgresBootstrap.keyColumns(executor))
+                    (
+                        try PostgresBootstrap(executor: executor, schema: schema, allowsWriting: configuration.allowsSave).run(),
+                        try PostgresBootstrap.keyColumns(executor)
+                    )
                 }
                 let tables = PostgresSQLTranslator(
                     keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))

@@ -86,4 +86,26 @@ struct PostgresMigrationTests {
             #expect(try !Self.columns("Trip", executor).contains("guide"))
         }
     }
+
+    @Test("a read-only configuration neither creates nor migrates a store: it is refused, and nothing is written")
+    func readOnlyWritesNothing() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let executor = try database.executor()
+            let configuration = PostgresConfiguration(
+                url: try #require(PostgresTestDatabase.url), databaseSchema: database.name, allowsSave: false)
+            #expect(throws: ModelStoreError.self) {
+                try ModelContainer(for: Schema([PGAuthor.self, PGBook.self, PGShelf.self]), configurations: [configuration])
+            }
+            let tables = try executor.execute("SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()")
+            #expect(try tables.rows.first?.decode(Int64.self) == 0)
+            _ = try PostgresBootstrap(executor: executor, schema: Self.version1).run()
+            #expect {
+                try PostgresBootstrap(executor: try database.executor(), schema: Self.version2(), allowsWriting: false).run()
+            } throws: { error in
+                guard case .schemaMismatch? = error as? ModelStoreError else { return false }
+                return true
+            }
+            #expect(try !Self.columns("Trip", executor).contains("nights"))
+        }
+    }
 }
