@@ -170,6 +170,23 @@ package struct PostgresBootstrap {
         return columns
     }
 
+    /// Each column's type (as `format_type` spells it) by table, for the
+    /// tables of the store's schema.
+    /// - Throws: `PostgresStoreError` when the catalog cannot be read.
+    package static func columnTypes(_ executor: PostgresExecutor) throws -> [String: [String: String]] {
+        let rows = try executor.execute(
+            "SELECT c.relname::text, a.attname::text, format_type(a.atttypid, a.atttypmod) "
+                + "FROM pg_catalog.pg_attribute a JOIN pg_catalog.pg_class c ON c.oid = a.attrelid "
+                + "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace "
+                + "WHERE n.nspname = current_schema() AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped").rows
+        var types: [String: [String: String]] = [:]
+        for row in rows {
+            let (table, column, type) = try row.decode((String, String, String).self)
+            types[table, default: [:]][column] = type
+        }
+        return types
+    }
+
     /// Runs the additive migration from `stored` to `expected` and records
     /// the new schema; must run inside the bootstrap's transaction.
     /// - Throws: `ModelStoreError.schemaMismatch` for a change that is not

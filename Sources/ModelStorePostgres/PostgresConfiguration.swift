@@ -136,14 +136,16 @@ package enum PostgresStore {
                 guard let database = connection.foreign as? PostgresForeignDatabase else {
                     throw ModelStoreError.cannotOpen(path: name, reason: "its connection is not a PostgreSQL one")
                 }
-                let (outcome, keyColumns) = try database.withExecutor { executor in
+                let (outcome, keyColumns, columnTypes) = try database.withExecutor { executor in
                     (
                         try PostgresBootstrap(executor: executor, schema: schema, allowsWriting: configuration.allowsSave).run(),
-                        try PostgresBootstrap.keyColumns(executor)
+                        try PostgresBootstrap.keyColumns(executor),
+                        try PostgresBootstrap.columnTypes(executor)
                     )
                 }
                 let tables = PostgresSQLTranslator(
-                    keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema))
+                    keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema),
+                    columnTypes: columnTypes)
                 guard let identifier = UUID(uuidString: outcome.identifier) else {
                     throw ModelStoreError.notAModelStore(
                         path: name, reason: "its store identifier \(outcome.identifier) is not a UUID")

@@ -48,6 +48,14 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// True once the open transaction ran an INSERT, UPDATE or DELETE.
     private var wroteInTransaction = false
     private var translations: [String: PostgresSQLTranslator.Translation] = [:]
+    /// The writes held back in the open transaction, once the save asked
+    /// for it (see PostgresForeignDatabase+DeferredWrites.swift).
+    var deferral: PostgresWriteDeferral?
+    /// The rows held back now, for tests.
+    package var heldRowCount: Int { deferral?.batches.reduce(0) { $0 + $1.count } ?? 0 }
+    /// The statements this session sent to the server (a batched write's
+    /// rows in one), for tests that check how many round trips a save takes.
+    package internal(set) var statementsSent = 0
 
     /// A session on `executor`'s connection, for as long as it lives.
     package init(executor: PostgresExecutor, translator: PostgresSQLTranslator = PostgresSQLTranslator(keyColumns: [:])) {
@@ -76,7 +84,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     }
 
     /// The executor for the next statement: the one held, or one borrowed.
-    private func executor() throws(PostgresStoreError) -> PostgresExecutor {
+    func executor() throws(PostgresStoreError) -> PostgresExecutor {
         if let borrowed { return borrowed }
         guard case .pool(let pool) = source else { preconditionFailure("an own executor is always held") }
         let executor = try pool.checkout()
@@ -118,6 +126,15 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(listener?.changeCount ?? 0)]])
         }
         if translation.writes && (borrowed?.isInTransaction ?? false) { wroteInTransaction = true }
+        if deferral != nil {
+            if let batch = translation.batch, let key = holdBack(batch, parameters: parameters) {
+                lastChanges = 1
+                if let key { lastRowID = key }
+                return BufferedForeignRows(columnNames: [], rows: [])
+            }
+            // Whatever runs next sees the writes held before it.
+            try sendHeldWrites(before: sql)
+        }
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
             switch value {
@@ -138,6 +155,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         let result: PostgresExecutor.Result
         do {
             defer { giveBackIfIdle() }
+            statementsSent += 1
             result = try executor().execute(translation.sql, binds)
         } catch {
             throw Self.sqliteError(error, sql: sql)
@@ -202,6 +220,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
 
     package func execute(_ sql: String) throws(SQLiteError) {
         if try controlTransaction(sql) { return }
+        try sendHeldWrites(before: sql)
         do {
             defer { giveBackIfIdle() }
             lastChanges = try executor().execute(sql).affectedRows
@@ -229,11 +248,14 @@ package final class PostgresForeignDatabase: ForeignDatabase {
                 defer {
                     releaseWriterLock()
                     wroteInTransaction = false
+                    deferral = nil
                 }
+                try sendHeldWritesBeforeCommit()
                 // Delivered at COMMIT, to every other server's listener.
                 if wroteInTransaction, let listener { try executor().notify(channel: listener.channel, payload: "") }
                 try executor().commit()
             case "ROLLBACK TRANSACTION":
+                deferral = nil
                 borrowed?.rollback()
                 releaseWriterLock()
                 wroteInTransaction = false

@@ -44,6 +44,9 @@ package struct PostgresSQLTranslator: Sendable {
         package var isDataVersion = false
         /// True for an INSERT, UPDATE or DELETE.
         package var writes = false
+        /// The statement that writes many rows of this one's shape at once,
+        /// when a save may hold its rows back (see `PostgresBatchedWrite`).
+        package var batch: PostgresBatchedWrite?
     }
 
     /// The column filled from a sequence, by table: the key of each entity
@@ -53,12 +56,20 @@ package struct PostgresSQLTranslator: Sendable {
     /// The conflict target of an upsert, by table (see
     /// `PostgresSchemaSQL.conflictTargets`).
     package var conflictTargets: [String: [String]]
+    /// Each column's PostgreSQL type (as `format_type` spells it), by
+    /// table: the element types of batched writes' arrays. A table missing
+    /// here has its writes sent one by one.
+    package var columnTypes: [String: [String: String]]
 
     /// A translator for a store whose sequence-keyed tables are
-    /// `keyColumns` and whose upserts target `conflictTargets`.
-    package init(keyColumns: [String: String], conflictTargets: [String: [String]] = [:]) {
+    /// `keyColumns`, whose upserts target `conflictTargets`, and whose
+    /// columns have the types `columnTypes`.
+    package init(
+        keyColumns: [String: String], conflictTargets: [String: [String]] = [:], columnTypes: [String: [String: String]] = [:]
+    ) {
         self.keyColumns = keyColumns
         self.conflictTargets = conflictTargets
+        self.columnTypes = columnTypes
     }
 
     /// A call of a function the library registers on SQLite connections
@@ -122,7 +133,8 @@ package struct PostgresSQLTranslator: Sendable {
         }
         text = SQLPlaceholders.scan(text, renaming: { "$\($0)" }).sql
         let writes = ["INSERT ", "UPDATE ", "DELETE "].contains { sql.hasPrefix($0) }
-        return Translation(sql: text, returnedKey: returnedKey, writes: writes)
+        let batch = writes ? PostgresBatchedWrite.recognize(sql, columnTypes: columnTypes, keyColumns: keyColumns) : nil
+        return Translation(sql: text, returnedKey: returnedKey, writes: writes, batch: batch)
     }
 
     /// The library's key lists: a JSON array of integers bound once.

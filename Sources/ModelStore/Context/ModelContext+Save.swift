@@ -98,6 +98,11 @@ extension ModelContext {
         do {
             try connection.transaction {
                 transactionDidBegin(&commit, connection: connection)
+                // A server sends the rows of many objects in one statement
+                // (see ForeignDatabase+DeferredWrites.swift); SQLite steps
+                // each object's statement, which costs no round trip.
+                let defersWrites = connection.foreign != nil
+                if defersWrites { try connection.deferWrites(insertCounts: keyedInsertCounts(plan)) }
                 if !plan.isEmpty {
                     conflicts += try checkDeletedVersions(connection: connection)
                     try history.recordDeletes(of: plan, connection: connection, path: store.path)
@@ -123,6 +128,7 @@ extension ModelContext {
                         history.recordUpdate(table: table, row: rowID, dirty: state.dirty)
                     }
                 }
+                if defersWrites { conflicts += try sendDeferredWrites(on: connection) }
                 // Every conflict of the save is reported, so the search
                 // goes on to the end of the updates before giving up.
                 if !conflicts.isEmpty { throw ConflictsFound(candidates: conflicts) }
@@ -140,6 +146,10 @@ extension ModelContext {
                         // An upsert into an existing row: an update of its attributes.
                         history.record(.update, entity: table.name, row: rowID, properties: table.entity.attributes.map(\.name))
                     }
+                }
+                if defersWrites {
+                    let late = try sendDeferredWrites(on: connection)
+                    if !late.isEmpty { throw ConflictsFound(candidates: late) }
                 }
                 try writeForeignKeyFixups(fixups, connection: connection)
                 if work.needs.toManyLinks {

@@ -45,6 +45,22 @@ package protocol ForeignDatabase: AnyObject {
 
     /// The key of the row the last successful INSERT added.
     var lastInsertRowID: Int64 { get }
+
+    /// Lets the database hold back the save's plain INSERTs and
+    /// version-checked UPDATEs and send many rows in one statement, until
+    /// `sendDeferredWrites()` or the transaction's end (see
+    /// ForeignDatabase+DeferredWrites.swift); `insertCounts` is how many
+    /// rows the save inserts into each table that fills its own key.
+    /// Optional: the default holds nothing back.
+    /// - Throws: `SQLiteError` when the keys cannot be reserved.
+    func deferWrites(insertCounts: [String: Int]) throws(SQLiteError)
+
+    /// Sends every write held back, and returns the version-checked UPDATEs
+    /// among them that changed no row (their row's version moved, or the
+    /// row is gone: a conflict).
+    /// - Throws: `DeferredWriteFailure` naming the table when a held-back
+    ///   write fails; the transaction is then to be rolled back.
+    func sendDeferredWrites() throws(DeferredWriteFailure) -> [DeferredWriteMiss]
 }
 
 /// The result of one `ForeignDatabase.run`: column names, then rows one at

@@ -1,0 +1,171 @@
+import ModelStore
+import PostgresNIO
+
+/// Deferred writes on PostgreSQL: a save's INSERTs and version-checked
+/// UPDATEs are held back and sent as one statement per shape and table
+/// (`PostgresBatchedWrite`), so that a save of N objects costs a few round
+/// trips instead of N. The library's ForeignDatabase+DeferredWrites.swift
+/// states the contract; `PostgresWriteDeferral` holds the rows.
+extension PostgresForeignDatabase {
+    /// Rows per batched statement: bounds the size of one statement's
+    /// array parameters (and the server's memory for them), while a save
+    /// of any size still takes a handful of round trips.
+    package static let rowsPerStatement = 10_000
+
+    /// Starts holding back writes for the open transaction, with the keys
+    /// of `insertCounts` reserved: each table's identity sequence moved
+    /// past them in one statement for every table. Outside a transaction
+    /// nothing is held back.
+    ///
+    /// The reservation reads the sequence and moves it in one expression;
+    /// no other session draws keys between the two because every writer of
+    /// the store holds the store's writer lock (`BEGIN IMMEDIATE`), and a
+    /// key drawn by anything else would fail the insert as a duplicate
+    /// key, never overwrite a row.
+    /// - Throws: `SQLiteError` when the keys cannot be reserved.
+    package func deferWrites(insertCounts: [String: Int]) throws(SQLiteError) {
+        guard !isAutocommit else { return }
+        try sendHeldWrites(before: "reserving keys")
+        let counted = insertCounts.filter { $0.value > 0 && translator.keyColumns[$0.key] != nil }
+            .sorted { $0.key < $1.key }
+        var keys: [String: ClosedRange<Int64>] = [:]
+        if !counted.isEmpty {
+            let sql =
+                "SELECT r.t, setval(CAST(pg_get_serial_sequence(quote_ident(r.t), r.k) AS regclass), "
+                + "nextval(CAST(pg_get_serial_sequence(quote_ident(r.t), r.k) AS regclass)) + r.n - 1) "
+                + "FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(t, k, n) "
+                + "WHERE pg_get_serial_sequence(quote_ident(r.t), r.k) IS NOT NULL"
+            var binds = PostgresBindings(capacity: 3)
+            binds.append(UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.text($0.key) })))
+            binds.append(
+                UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.text(translator.keyColumns[$0.key] ?? "") })))
+            binds.append(UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.integer(Int64($0.value)) })))
+            do {
+                for row in try executor().execute(sql, binds).rows {
+                    let (table, last) = try row.decode((String, Int64).self)
+                    guard let count = insertCounts[table] else { continue }
+                    keys[table] = (last - Int64(count) + 1)...last
+                }
+            } catch {
+                throw Self.sqliteError(error, sql: sql)
+            }
+        }
+        deferral = PostgresWriteDeferral(keys: keys)
+    }
+
+    /// Sends every write held back, and returns (and forgets) the held-back
+    /// UPDATEs that changed no row.
+    /// - Throws: `DeferredWriteFailure` naming the table of the write that failed.
+    package func sendDeferredWrites() throws(DeferredWriteFailure) -> [DeferredWriteMiss] {
+        guard deferral != nil else { return [] }
+        try sendHeld()
+        let misses = deferral?.misses ?? []
+        deferral?.misses = []
+        return misses
+    }
+
+    /// Holds `write`'s row back: nil when it must run alone, else the key
+    /// it took (nil inside for a write that takes none).
+    func holdBack(_ write: PostgresBatchedWrite, parameters: [SQLiteValue]) -> Int64?? {
+        guard deferral != nil else { return nil }
+        for case .text(let text) in parameters where text.utf8.contains(0) {
+            // Sent alone, it is refused with the reason (see `run`).
+            return nil
+        }
+        guard let (held, key) = deferral?.hold(write, parameters: parameters), held else { return nil }
+        return .some(key)
+    }
+
+    /// Sends the writes held back before `sql` runs.
+    /// - Throws: `SQLiteError` with the failed write's table in its message.
+    func sendHeldWrites(before sql: String) throws(SQLiteError) {
+        guard deferral?.isHolding == true else { return }
+        do {
+            try sendHeld()
+        } catch {
+            throw SQLiteError(
+                extendedCode: error.error.extendedCode,
+                message: "writing the rows held back for \(quoteIdentifier(error.table)) before the next statement: \(error.error.message)",
+                sql: error.error.sql)
+        }
+    }
+
+    /// Sends what is held before COMMIT; an UPDATE held back that changed
+    /// no row and was not reported fails the commit, as a conflict must
+    /// never be committed silently.
+    /// - Throws: `SQLiteError` (busy, for such an UPDATE).
+    func sendHeldWritesBeforeCommit() throws(SQLiteError) {
+        try sendHeldWrites(before: "COMMIT TRANSACTION")
+        if let miss = deferral?.misses.first {
+            throw SQLiteError(
+                extendedCode: SQLiteError.busy,
+                message: "an UPDATE of row \(miss.key) of \(quoteIdentifier(miss.table)) changed no row (its version moved); nothing was committed",
+                sql: "COMMIT TRANSACTION")
+        }
+    }
+
+    /// Sends each batch held, in order, `rowsPerStatement` rows a statement.
+    private func sendHeld() throws(DeferredWriteFailure) {
+        guard let batches = deferral?.takeBatches() else { return }
+        for batch in batches {
+            var start = 0
+            while start < batch.count {
+                let end = min(start + Self.rowsPerStatement, batch.count)
+                try send(batch, rows: start..<end)
+                start = end
+            }
+        }
+    }
+
+    /// Sends `rows` of `batch` in one statement. When it fails, the
+    /// statement is undone (a savepoint) and the rows are sent one by one,
+    /// so that the failure names the row that caused it, as a save that
+    /// sends each row alone does.
+    private func send(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>) throws(DeferredWriteFailure) {
+        guard rows.count > 1 else { return try sendAlone(batch, row: rows.lowerBound) }
+        let failure: SQLiteError
+        do {
+            // A failed statement ends a PostgreSQL transaction; inside the
+            // savepoint, the transaction goes on to find the row.
+            try executor().savepoint { try run(batch, rows: rows) }
+            return
+        } catch {
+            failure = Self.sqliteError(error, sql: batch.write.sql)
+        }
+        for row in rows { try sendAlone(batch, row: row) }
+        // Each row alone went in: the rows conflict with one another only.
+        throw DeferredWriteFailure(table: batch.write.table, key: nil, error: failure)
+    }
+
+    private func sendAlone(_ batch: PostgresWriteDeferral.Batch, row: Int) throws(DeferredWriteFailure) {
+        do {
+            try run(batch, rows: row..<row + 1)
+        } catch {
+            // An insert's key is its reserved one, which no object holds
+            // until the save succeeds: the failure names the new object's
+            // entity only, as a failed INSERT sent alone does.
+            var key: Int64?
+            if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
+                key = rowKey
+            }
+            throw DeferredWriteFailure(table: batch.write.table, key: key, error: Self.sqliteError(error, sql: batch.write.sql))
+        }
+    }
+
+    /// Runs `batch`'s statement for `rows`, and notes the UPDATEs among
+    /// them that changed no row.
+    /// - Throws: the executor's error.
+    private func run(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>) throws {
+        let write = batch.write
+        var binds = PostgresBindings(capacity: batch.columns.count)
+        for column in batch.columns { binds.append(UntypedParameter(text: PostgresArrayText.array(column[rows]))) }
+        statementsSent += 1
+        let result = try executor().execute(write.sql, binds)
+        guard case .update(let keyParameter) = write.kind, result.rows.count < rows.count else { return }
+        var written = Set<Int64>()
+        for row in result.rows { written.insert(try row.decode(Int64.self)) }
+        for case .integer(let key) in batch.columns[keyParameter][rows] where !written.contains(key) {
+            deferral?.misses.append(DeferredWriteMiss(table: write.table, key: key))
+        }
+    }
+}
