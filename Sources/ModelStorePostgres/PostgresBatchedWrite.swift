@@ -13,14 +13,16 @@ import ModelStore
 ///   that has none, a join table);
 /// - `UPDATE "T" SET "a" = ?, "_version" = "_version" + 1 WHERE "_pk" = ? AND
 ///   "_version" = ?` becomes `UPDATE "T" SET "a" = v.c0, "_version" = "T"."_version" + 1
-///   FROM unnest(…) AS v(c0, c1, c2) WHERE "T"."_pk" = v.c1 AND "T"."_version" = v.c2
-///   RETURNING "T"."_pk"`: the keys returned are the rows written, and a
-///   key missing from them is a row whose version moved (a conflict).
+///   FROM unnest(…) AS v(c0, c1, c2) WHERE "T"."_pk" = v.c1 AND "T"."_version" = v.c2`;
+///   when it changes fewer rows than it was given, it is undone and sent
+///   again with `RETURNING "T"."_pk"`: a key missing from those returned is
+///   a row whose version moved (a conflict).
 ///
-/// Each array is one parameter, sent as PostgreSQL's array text and cast
-/// to the column's type (from the catalog), so the statement's text is the
-/// same whatever the number of rows, and each value is read by the same
-/// input function as when it is sent alone.
+/// Each array is one parameter cast to the column's type (from the
+/// catalog), so the statement's text is the same whatever the number of
+/// rows: a binary array where the element's binary form is the value
+/// itself (`PostgresBinaryArray`), else PostgreSQL's array text, which the
+/// server reads with the same input function as the value sent alone.
 package struct PostgresBatchedWrite: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         /// An INSERT; `keyColumn` is the column filled from reserved keys,
@@ -36,10 +38,26 @@ package struct PostgresBatchedWrite: Sendable, Equatable {
     package var kind: Kind
     /// The batched statement, with one array parameter per entry of `arrayTypes`.
     package var sql: String
+    /// For an UPDATE, `sql` returning the key of each row it wrote: sent
+    /// when `sql` changed fewer rows than it was given, to learn which.
+    package var returningSQL: String?
     /// Each array parameter's element type; for an insert with a key column
     /// the first is the key's, and the others follow the statement's
     /// parameters in order.
-    package var arrayTypes: [String]
+    package var arrayTypes: [String] {
+        didSet { binaryElements = arrayTypes.map(PostgresBinaryArray.Element.init(columnType:)) }
+    }
+    /// The binary form of each array parameter's elements, nil where they go as text.
+    package private(set) var binaryElements: [PostgresBinaryArray.Element?]
+
+    init(table: String, kind: Kind, sql: String, returningSQL: String? = nil, arrayTypes: [String]) {
+        self.table = table
+        self.kind = kind
+        self.sql = sql
+        self.returningSQL = returningSQL
+        self.arrayTypes = arrayTypes
+        binaryElements = arrayTypes.map(PostgresBinaryArray.Element.init(columnType:))
+    }
 
     /// The batched form of `sql` (the library's SQLite text), or nil when
     /// it is not one of the two shapes or a column's type is not known.
@@ -129,9 +147,10 @@ package struct PostgresBatchedWrite: Sendable, Equatable {
         arrayTypes += [keyType, versionType]
         let sql =
             "UPDATE \(quoteIdentifier(table)) SET \(assignments.joined(separator: ", ")) FROM \(unnest(arrayTypes)) "
-            + "WHERE \(quoteIdentifier(table)).\(key) = v.c\(keyParameter) AND \(qualified) = v.c\(keyParameter + 1) "
-            + "RETURNING \(quoteIdentifier(table)).\(key)"
-        return PostgresBatchedWrite(table: table, kind: .update(keyParameter: keyParameter), sql: sql, arrayTypes: arrayTypes)
+            + "WHERE \(quoteIdentifier(table)).\(key) = v.c\(keyParameter) AND \(qualified) = v.c\(keyParameter + 1)"
+        return PostgresBatchedWrite(
+            table: table, kind: .update(keyParameter: keyParameter), sql: sql,
+            returningSQL: sql + " RETURNING \(quoteIdentifier(table)).\(key)", arrayTypes: arrayTypes)
     }
 
     /// `unnest($1::t0[], …) AS v(c0, …)`.
@@ -209,45 +228,82 @@ package struct PostgresBatchedWrite: Sendable, Equatable {
 /// server parses with the element type's own input function, so each
 /// element reads exactly as the same value sent alone as text.
 package enum PostgresArrayText {
-    /// `{"a","b\"c",NULL}`: every element quoted but NULL, with `\` and `"`
-    /// escaped; integers and reals as the backend sends them alone; a blob
-    /// as bytea's hex input (`\x0a0b`).
-    package static func array(_ values: some Collection<SQLiteValue>) -> String {
-        var text = "{"
-        text.reserveCapacity(values.count * 12 + 2)
-        var first = true
-        for value in values {
-            if !first { text += "," }
-            first = false
-            switch value {
-            case .null: text += "NULL"
-            case .integer(let integer): text += String(integer)
-            case .real(let real): text += "\"" + PostgresForeignDatabase.text(of: real) + "\""
-            case .text(let string): appendQuoted(string, to: &text)
-            case .blob(let data):
-                text += "\"\\\\x"
-                for byte in data {
-                    text.unicodeScalars.append(hexDigits[Int(byte >> 4)])
-                    text.unicodeScalars.append(hexDigits[Int(byte & 0x0F)])
-                }
-                text += "\""
-            }
-        }
-        return text + "}"
+    /// A text value holds the NUL character, which PostgreSQL text cannot store.
+    package struct NULCharacter: Error {
+        /// The element's position in the array.
+        package let index: Int
     }
 
-    private static let hexDigits = Array("0123456789abcdef".unicodeScalars)
-
-    private static func appendQuoted(_ string: String, to text: inout String) {
-        text += "\""
-        if string.utf8.contains(where: { $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) {
-            for scalar in string.unicodeScalars {
-                if scalar == "\\" || scalar == "\"" { text += "\\" }
-                text.unicodeScalars.append(scalar)
+    /// `{"a","b\"c",NULL}` as UTF-8: every element quoted but NULL and
+    /// integers, with `\` and `"` escaped; reals as the backend sends them
+    /// alone; a blob as bytea's hex input (`\x0a0b`).
+    /// - Throws: `NULCharacter` for a text value that holds NUL.
+    package static func array(_ values: some Collection<SQLiteValue>) throws(NULCharacter) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(values.count * 12 + 2)
+        bytes.append(UInt8(ascii: "{"))
+        for (index, value) in values.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            switch value {
+            case .null: bytes.append(contentsOf: "NULL".utf8)
+            case .integer(let integer): appendDigits(of: integer, to: &bytes)
+            case .real(let real):
+                bytes.append(quote)
+                bytes.append(contentsOf: PostgresForeignDatabase.text(of: real).utf8)
+                bytes.append(quote)
+            case .text(let string):
+                guard appendQuoted(string, to: &bytes) else { throw NULCharacter(index: index) }
+            case .blob(let data):
+                bytes.append(quote)
+                bytes.append(contentsOf: #"\\x"#.utf8)
+                for byte in data {
+                    bytes.append(hexDigits[Int(byte >> 4)])
+                    bytes.append(hexDigits[Int(byte & 0x0F)])
+                }
+                bytes.append(quote)
             }
-        } else {
-            text += string
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
+    }
+
+    private static let quote = UInt8(ascii: "\"")
+    private static let backslash = UInt8(ascii: "\\")
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The decimal digits of `integer`, written in place: no String per value.
+    private static func appendDigits(of integer: Int64, to bytes: inout [UInt8]) {
+        if integer < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = integer.magnitude
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        // Room for the digits, then each written from the last.
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: digits))
+        var position = bytes.count
+        repeat {
+            position -= 1
+            bytes[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+            magnitude /= 10
+        } while magnitude > 0
+    }
+
+    /// Appends `string` quoted and escaped; false (with the bytes up to it
+    /// written) when it holds NUL.
+    private static func appendQuoted(_ string: String, to bytes: inout [UInt8]) -> Bool {
+        bytes.append(quote)
+        for byte in string.utf8 {
+            if byte == backslash || byte == quote {
+                bytes.append(backslash)
+            } else if byte == 0 {
+                return false
+            }
+            bytes.append(byte)
+        }
+        bytes.append(quote)
+        return true
     }
 }

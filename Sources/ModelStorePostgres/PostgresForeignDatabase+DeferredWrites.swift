@@ -36,11 +36,11 @@ extension PostgresForeignDatabase {
                 + "FROM unnest($1::text[], $2::text[], $3::bigint[]) AS r(t, k, n) "
                 + "WHERE pg_get_serial_sequence(quote_ident(r.t), r.k) IS NOT NULL"
             var binds = PostgresBindings(capacity: 3)
-            binds.append(UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.text($0.key) })))
-            binds.append(
-                UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.text(translator.keyColumns[$0.key] ?? "") })))
-            binds.append(UntypedParameter(text: PostgresArrayText.array(counted.map { SQLiteValue.integer(Int64($0.value)) })))
             do {
+                binds.append(UntypedBytes(bytes: try PostgresArrayText.array(counted.map { SQLiteValue.text($0.key) })))
+                binds.append(
+                    UntypedBytes(bytes: try PostgresArrayText.array(counted.map { SQLiteValue.text(translator.keyColumns[$0.key] ?? "") })))
+                binds.append(UntypedBytes(bytes: try PostgresArrayText.array(counted.map { SQLiteValue.integer(Int64($0.value)) })))
                 for row in try executor().execute(sql, binds).rows {
                     let (table, last) = try row.decode((String, Int64).self)
                     guard let count = insertCounts[table] else { continue }
@@ -68,10 +68,6 @@ extension PostgresForeignDatabase {
     /// it took (nil inside for a write that takes none).
     func holdBack(_ write: PostgresBatchedWrite, parameters: [SQLiteValue]) -> Int64?? {
         guard deferral != nil else { return nil }
-        for case .text(let text) in parameters where text.utf8.contains(0) {
-            // Sent alone, it is refused with the reason (see `run`).
-            return nil
-        }
         guard let (held, key) = deferral?.hold(write, parameters: parameters), held else { return nil }
         return .some(key)
     }
@@ -120,15 +116,26 @@ extension PostgresForeignDatabase {
     /// Sends `rows` of `batch` in one statement. When it fails, the
     /// statement is undone (a savepoint) and the rows are sent one by one,
     /// so that the failure names the row that caused it, as a save that
-    /// sends each row alone does.
+    /// sends each row alone does. When an UPDATE changes fewer rows than it
+    /// was given, it is undone and sent again returning the keys it wrote.
     private func send(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>) throws(DeferredWriteFailure) {
         guard rows.count > 1 else { return try sendAlone(batch, row: rows.lowerBound) }
-        let failure: SQLiteError
+        struct RowsMissed: Error {}
+        var failure: SQLiteError
         do {
             // A failed statement ends a PostgreSQL transaction; inside the
             // savepoint, the transaction goes on to find the row.
-            try executor().savepoint { try run(batch, rows: rows) }
+            try executor().savepoint {
+                if try !run(batch, rows: rows, returningKeys: false) { throw RowsMissed() }
+            }
             return
+        } catch is RowsMissed {
+            do {
+                try executor().savepoint { _ = try run(batch, rows: rows, returningKeys: true) }
+                return
+            } catch {
+                failure = Self.sqliteError(error, sql: batch.write.sql)
+            }
         } catch {
             failure = Self.sqliteError(error, sql: batch.write.sql)
         }
@@ -138,34 +145,51 @@ extension PostgresForeignDatabase {
     }
 
     private func sendAlone(_ batch: PostgresWriteDeferral.Batch, row: Int) throws(DeferredWriteFailure) {
+        var key: Int64?
+        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
+            key = rowKey
+        }
         do {
-            try run(batch, rows: row..<row + 1)
+            if try !run(batch, rows: row..<row + 1, returningKeys: false), let key {
+                deferral?.misses.append(DeferredWriteMiss(table: batch.write.table, key: key))
+            }
         } catch {
             // An insert's key is its reserved one, which no object holds
             // until the save succeeds: the failure names the new object's
             // entity only, as a failed INSERT sent alone does.
-            var key: Int64?
-            if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
-                key = rowKey
-            }
             throw DeferredWriteFailure(table: batch.write.table, key: key, error: Self.sqliteError(error, sql: batch.write.sql))
         }
     }
 
-    /// Runs `batch`'s statement for `rows`, and notes the UPDATEs among
-    /// them that changed no row.
-    /// - Throws: the executor's error.
-    private func run(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>) throws {
+    /// Runs `batch`'s statement for `rows`: false when an UPDATE changed
+    /// fewer rows than it was given. With `returningKeys`, the UPDATE
+    /// returns the keys it wrote, and the rows it did not write are noted
+    /// as misses.
+    /// - Throws: the executor's error, or `SQLiteError` for text holding NUL.
+    private func run(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>, returningKeys: Bool) throws -> Bool {
         let write = batch.write
         var binds = PostgresBindings(capacity: batch.columns.count)
-        for column in batch.columns { binds.append(UntypedParameter(text: PostgresArrayText.array(column[rows]))) }
+        do {
+            for (column, element) in zip(batch.columns, write.binaryElements) {
+                if let element, let binary = try PostgresBinaryArray.parameter(column[rows], as: element) {
+                    binds.append(binary)
+                } else {
+                    binds.append(UntypedBytes(bytes: try PostgresArrayText.array(column[rows])))
+                }
+            }
+        } catch {
+            throw SQLiteError(extendedCode: SQLiteError.error, message: Self.nulMessage, sql: write.sql)
+        }
         statementsSent += 1
-        let result = try executor().execute(write.sql, binds)
-        guard case .update(let keyParameter) = write.kind, result.rows.count < rows.count else { return }
+        let sql = returningKeys ? (write.returningSQL ?? write.sql) : write.sql
+        let result = try executor().execute(sql, binds)
+        guard case .update(let keyParameter) = write.kind else { return true }
+        guard returningKeys else { return result.affectedRows == rows.count }
         var written = Set<Int64>()
         for row in result.rows { written.insert(try row.decode(Int64.self)) }
         for case .integer(let key) in batch.columns[keyParameter][rows] where !written.contains(key) {
             deferral?.misses.append(DeferredWriteMiss(table: write.table, key: key))
         }
+        return true
     }
 }

@@ -48,6 +48,9 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// True once the open transaction ran an INSERT, UPDATE or DELETE.
     private var wroteInTransaction = false
     private var translations: [String: PostgresSQLTranslator.Translation] = [:]
+    private var lastTranslation: (sql: String, translation: PostgresSQLTranslator.Translation)?
+    /// The result of a statement without rows, shared: it holds nothing.
+    private let noRows = BufferedForeignRows(columnNames: [], rows: [])
     /// The writes held back in the open transaction, once the save asked
     /// for it (see PostgresForeignDatabase+DeferredWrites.swift).
     var deferral: PostgresWriteDeferral?
@@ -130,7 +133,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             if let batch = translation.batch, let key = holdBack(batch, parameters: parameters) {
                 lastChanges = 1
                 if let key { lastRowID = key }
-                return BufferedForeignRows(columnNames: [], rows: [])
+                return noRows
             }
             // Whatever runs next sees the writes held before it.
             try sendHeldWrites(before: sql)
@@ -145,7 +148,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
                 guard !text.utf8.contains(0) else {
                     throw SQLiteError(
                         extendedCode: SQLiteError.error,
-                        message: "a value holds the NUL character (U+0000), which PostgreSQL text cannot store; nothing was sent",
+                        message: Self.nulMessage,
                         sql: sql)
                 }
                 binds.append(UntypedParameter(text: text))
@@ -181,9 +184,17 @@ package final class PostgresForeignDatabase: ForeignDatabase {
 
     /// The translation of `sql`, made once per text.
     private func translation(of sql: String) throws(SQLiteError) -> PostgresSQLTranslator.Translation {
-        if let known = translations[sql] { return known }
-        let translation = try translator.translate(sql)
-        translations[sql] = translation
+        // A save runs one statement many times in a row, with the same
+        // String: comparing it is cheaper than hashing it.
+        if let last = lastTranslation, last.sql == sql { return last.translation }
+        let translation: PostgresSQLTranslator.Translation
+        if let known = translations[sql] {
+            translation = known
+        } else {
+            translation = try translator.translate(sql)
+            translations[sql] = translation
+        }
+        lastTranslation = (sql, translation)
         return translation
     }
 
@@ -209,13 +220,16 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         _ = try? borrowed?.execute("SELECT pg_advisory_unlock(hashtext('modelstore.writer'), hashtext(current_schema()))")
     }
 
+    /// Why a text value holding NUL is refused.
+    static let nulMessage = "a value holds the NUL character (U+0000), which PostgreSQL text cannot store; nothing was sent"
+
     /// A Double as PostgreSQL's float input reads it back exactly: Swift's
     /// shortest round-trip digits, and PostgreSQL's names for infinities.
     static func text(of real: Double) -> String {
         if real == .infinity { return "Infinity" }
         if real == -.infinity { return "-Infinity" }
         if real.isNaN { return "NaN" }
-        return "\(real)"
+        return real.description
     }
 
     package func execute(_ sql: String) throws(SQLiteError) {

@@ -71,3 +71,14 @@ struct UntypedParameter: PostgresNonThrowingEncodable {
         byteBuffer.writeString(text)
     }
 }
+
+/// An untyped parameter (see `UntypedParameter`) whose text is already
+/// UTF-8: the array text of a batched write, written without a String.
+struct UntypedBytes: PostgresNonThrowingEncodable {
+    let bytes: [UInt8]
+    static var psqlType: PostgresDataType { .null }
+    static var psqlFormat: PostgresFormat { .text }
+    func encode<JSONEncoder: PostgresJSONEncoder>(into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>) {
+        byteBuffer.writeBytes(bytes)
+    }
+}

@@ -26,6 +26,8 @@ struct PostgresWriteDeferral {
     private(set) var batches: [Batch] = []
     /// Where each batched statement's rows are in `batches`, by its text.
     private var batchIndex: [String: Int] = [:]
+    /// The batch the last row went to.
+    private var lastIndex: Int?
     /// Held-back UPDATEs sent that changed no row, not yet reported.
     var misses: [DeferredWriteMiss] = []
 
@@ -51,13 +53,17 @@ struct PostgresWriteDeferral {
         guard parameters.count + (key == nil ? 0 : 1) == write.arrayTypes.count else { return (false, nil) }
         if let key { keys[write.table]?.next = key + 1 }
         let index: Int
-        if let known = batchIndex[write.sql] {
+        // Rows of one statement come in a run: no hashing of its text for each.
+        if let last = lastIndex, batches[last].write.sql == write.sql {
+            index = last
+        } else if let known = batchIndex[write.sql] {
             index = known
         } else {
             index = batches.count
             batchIndex[write.sql] = index
             batches.append(Batch(write: write))
         }
+        lastIndex = index
         var column = 0
         if let key {
             batches[index].columns[0].append(.integer(key))
@@ -76,6 +82,7 @@ struct PostgresWriteDeferral {
         defer {
             batches = []
             batchIndex = [:]
+            lastIndex = nil
         }
         return batches
     }
