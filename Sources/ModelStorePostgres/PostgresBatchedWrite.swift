@@ -23,7 +23,7 @@ import ModelStore
 /// rows: a binary array where the element's binary form is the value
 /// itself (`PostgresBinaryArray`), else PostgreSQL's array text, which the
 /// server reads with the same input function as the value sent alone.
-package struct PostgresBatchedWrite: Sendable, Equatable {
+package final class PostgresBatchedWrite: Sendable, Equatable {
     package enum Kind: Sendable, Equatable {
         /// An INSERT; `keyColumn` is the column filled from reserved keys,
         /// nil for a table without one.
@@ -34,22 +34,22 @@ package struct PostgresBatchedWrite: Sendable, Equatable {
     }
 
     /// The table, unquoted.
-    package var table: String
-    package var kind: Kind
+    package let table: String
+    package let kind: Kind
     /// The batched statement, with one array parameter per entry of `arrayTypes`.
-    package var sql: String
+    package let sql: String
     /// For an UPDATE, `sql` returning the key of each row it wrote: sent
     /// when `sql` changed fewer rows than it was given, to learn which.
-    package var returningSQL: String?
+    package let returningSQL: String?
     /// Each array parameter's element type; for an insert with a key column
     /// the first is the key's, and the others follow the statement's
     /// parameters in order.
-    package var arrayTypes: [String] {
-        didSet { binaryElements = arrayTypes.map(PostgresBinaryArray.Element.init(columnType:)) }
-    }
+    package let arrayTypes: [String]
     /// The binary form of each array parameter's elements, nil where they go as text.
-    package private(set) var binaryElements: [PostgresBinaryArray.Element?]
+    package let binaryElements: [PostgresBinaryArray.Element?]
 
+    // A class, so that looking up a statement's translation for each row
+    // copies one reference, not the strings and arrays.
     init(table: String, kind: Kind, sql: String, returningSQL: String? = nil, arrayTypes: [String]) {
         self.table = table
         self.kind = kind
@@ -57,6 +57,11 @@ package struct PostgresBatchedWrite: Sendable, Equatable {
         self.returningSQL = returningSQL
         self.arrayTypes = arrayTypes
         binaryElements = arrayTypes.map(PostgresBinaryArray.Element.init(columnType:))
+    }
+
+    package static func == (lhs: PostgresBatchedWrite, rhs: PostgresBatchedWrite) -> Bool {
+        lhs.table == rhs.table && lhs.kind == rhs.kind && lhs.sql == rhs.sql && lhs.returningSQL == rhs.returningSQL
+            && lhs.arrayTypes == rhs.arrayTypes
     }
 
     /// The batched form of `sql` (the library's SQLite text), or nil when

@@ -7,10 +7,13 @@ import PostgresNIO
 /// trips instead of N. The library's ForeignDatabase+DeferredWrites.swift
 /// states the contract; `PostgresWriteDeferral` holds the rows.
 extension PostgresForeignDatabase {
-    /// Rows per batched statement: bounds the size of one statement's
-    /// array parameters (and the server's memory for them), while a save
-    /// of any size still takes a handful of round trips.
-    package static let rowsPerStatement = 10_000
+    /// The most bytes of values one batched statement carries (as the
+    /// rows' text, blobs and numbers add up): bounds the server's memory
+    /// for its array parameters, far below PostgreSQL's 1 GB per value.
+    /// Rows are not counted otherwise: the server joins an UPDATE's rows
+    /// with the table once per statement, a scan of the table each when it
+    /// hashes it, so fewer statements are faster.
+    static let bytesPerStatement = 64 << 20
 
     /// Starts holding back writes for the open transaction, with the keys
     /// of `insertCounts` reserved: each table's identity sequence moved
@@ -100,13 +103,19 @@ extension PostgresForeignDatabase {
         }
     }
 
-    /// Sends each batch held, in order, `rowsPerStatement` rows a statement.
+    /// Sends each batch held, in order, in statements of at most
+    /// `rowsPerStatement` rows and about `bytesPerStatement` bytes.
     private func sendHeld() throws(DeferredWriteFailure) {
         guard let batches = deferral?.takeBatches() else { return }
         for batch in batches {
             var start = 0
             while start < batch.count {
-                let end = min(start + Self.rowsPerStatement, batch.count)
+                var end = start
+                var bytes = 0
+                while end < batch.count, end - start < rowsPerStatement, end == start || bytes < Self.bytesPerStatement {
+                    for column in batch.columns { bytes += column[end].byteCount }
+                    end += 1
+                }
                 try send(batch, rows: start..<end)
                 start = end
             }
@@ -191,5 +200,17 @@ extension PostgresForeignDatabase {
             deferral?.misses.append(DeferredWriteMiss(table: write.table, key: key))
         }
         return true
+    }
+}
+
+extension SQLiteValue {
+    /// About the bytes the value takes in a batched statement.
+    fileprivate var byteCount: Int {
+        switch self {
+        case .null: 4
+        case .integer, .real: 12
+        case .text(let text): 4 + text.utf8.count
+        case .blob(let data): 4 + data.count
+        }
     }
 }

@@ -59,6 +59,9 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// The statements this session sent to the server (a batched write's
     /// rows in one), for tests that check how many round trips a save takes.
     package internal(set) var statementsSent = 0
+    /// The most rows one batched statement carries (see
+    /// PostgresForeignDatabase+DeferredWrites.swift); tests lower it.
+    package var rowsPerStatement = Int.max
 
     /// A session on `executor`'s connection, for as long as it lives.
     package init(executor: PostgresExecutor, translator: PostgresSQLTranslator = PostgresSQLTranslator(keyColumns: [:])) {
@@ -252,7 +255,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             case "BEGIN IMMEDIATE TRANSACTION":
                 try takeWriterLock()
                 do {
-                    try executor().begin(isolation: .serializable)
+                    try executor().begin(isolation: .repeatableRead)
                 } catch {
                     releaseWriterLock()
                     throw error

@@ -54,7 +54,7 @@ struct PostgresWriteDeferral {
         if let key { keys[write.table]?.next = key + 1 }
         let index: Int
         // Rows of one statement come in a run: no hashing of its text for each.
-        if let last = lastIndex, batches[last].write.sql == write.sql {
+        if let last = lastIndex, batches[last].write === write {
             index = last
         } else if let known = batchIndex[write.sql] {
             index = known

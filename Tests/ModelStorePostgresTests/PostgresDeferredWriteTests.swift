@@ -120,6 +120,30 @@ struct PostgresDeferredWriteTests {
         }
     }
 
+    @Test("rows beyond one statement's limit go in the next statement, in order")
+    func chunks() throws {
+        try withTable { connection, database in
+            database.rowsPerStatement = 3
+            try connection.transaction {
+                try connection.deferWrites(insertCounts: ["T": 10])
+                let insert = try connection.prepare(Self.insertSQL)
+                let before = database.statementsSent
+                for index in 0..<10 {
+                    try insert.bind("row \(index)", at: 1)
+                    try insert.bind(Double(index), at: 2)
+                    try insert.bind(SQLiteValue.null, at: 3)
+                    try insert.run()
+                }
+                #expect(try connection.sendDeferredWrites().isEmpty)
+                #expect(database.statementsSent == before + 4)
+            }
+            let select = try connection.prepare(#"SELECT "s" FROM "T" ORDER BY "_pk""#)
+            var names: [SQLiteValue] = []
+            while try select.step() { names.append(select.value(at: 0)) }
+            #expect(names == (0..<10).map { .text("row \($0)") })
+        }
+    }
+
     @Test("a held-back UPDATE whose row's version moved is reported as a miss; the others are written")
     func updateMisses() throws {
         try withTable { connection, _ in
@@ -177,11 +201,11 @@ struct PostgresDeferredWriteTests {
         }
     }
 
-    @Test("more objects than one statement holds are saved, each with a key of its own, and read back")
+    @Test("thousands of objects saved at once each get a key of their own, and read back")
     func largeSave() throws {
         try withContainers { container, other in
             let context = ModelContext(container)
-            let count = PostgresForeignDatabase.rowsPerStatement + 50
+            let count = 2_500
             let shelves = (0..<count).map { PGShelf(label: "shelf \($0)") }
             for shelf in shelves { context.insert(shelf) }
             try context.save()
