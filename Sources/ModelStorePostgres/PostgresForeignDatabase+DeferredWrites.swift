@@ -113,7 +113,7 @@ extension PostgresForeignDatabase {
                 var end = start
                 var bytes = 0
                 while end < batch.count, end - start < rowsPerStatement, end == start || bytes < Self.bytesPerStatement {
-                    for column in batch.columns { bytes += column[end].byteCount }
+                    for value in batch.rows[end] { bytes += value.byteCount }
                     end += 1
                 }
                 try send(batch, rows: start..<end)
@@ -155,7 +155,7 @@ extension PostgresForeignDatabase {
 
     private func sendAlone(_ batch: PostgresWriteDeferral.Batch, row: Int) throws(DeferredWriteFailure) {
         var key: Int64?
-        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
+        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.rows[row][keyParameter] {
             key = rowKey
         }
         do {
@@ -177,13 +177,14 @@ extension PostgresForeignDatabase {
     /// - Throws: the executor's error, or `SQLiteError` for text holding NUL.
     private func run(_ batch: PostgresWriteDeferral.Batch, rows: Range<Int>, returningKeys: Bool) throws -> Bool {
         let write = batch.write
-        var binds = PostgresBindings(capacity: batch.columns.count)
+        var binds = PostgresBindings(capacity: write.arrayTypes.count)
         do {
-            for (column, element) in zip(batch.columns, write.binaryElements) {
-                if let element, let binary = try PostgresBinaryArray.parameter(column[rows], as: element) {
+            for (index, element) in write.binaryElements.enumerated() {
+                let column = batch.column(index, rows: rows)
+                if let element, let binary = try PostgresBinaryArray.parameter(column, as: element) {
                     binds.append(binary)
                 } else {
-                    binds.append(UntypedBytes(bytes: try PostgresArrayText.array(column[rows])))
+                    binds.append(UntypedBytes(bytes: try PostgresArrayText.array(column)))
                 }
             }
         } catch {
@@ -196,7 +197,7 @@ extension PostgresForeignDatabase {
         guard returningKeys else { return result.affectedRows == rows.count }
         var written = Set<Int64>()
         for row in result.rows { written.insert(try row.decode(Int64.self)) }
-        for case .integer(let key) in batch.columns[keyParameter][rows] where !written.contains(key) {
+        for case .integer(let key) in batch.column(keyParameter, rows: rows) where !written.contains(key) {
             deferral?.misses.append(DeferredWriteMiss(table: write.table, key: key))
         }
         return true

@@ -5,19 +5,27 @@ import ModelStore
 /// the keys reserved for each table's inserts, and the rows of each batched
 /// statement in the order they came.
 ///
-/// Invariants: a batch's columns all hold `count` values; batches are kept
-/// in the order their statement first came, which is the order they are sent.
+/// Invariants: a batch's rows each hold its statement's parameters, and
+/// its keys are empty or one per row; batches are kept in the order their
+/// statement first came, which is the order they are sent.
 struct PostgresWriteDeferral {
-    /// The rows held for one batched statement, column by column (the
-    /// order of `PostgresBatchedWrite.arrayTypes`).
+    /// The rows held for one batched statement, as they came: a row's
+    /// parameters are kept in the array they arrived in, one append per
+    /// row, and read column by column when sent.
     struct Batch {
         let write: PostgresBatchedWrite
-        var columns: [[SQLiteValue]]
-        var count = 0
+        var rows: [[SQLiteValue]] = []
+        /// The reserved key of each row, for an insert with a key column.
+        var keys: [Int64] = []
 
-        init(write: PostgresBatchedWrite) {
-            self.write = write
-            columns = Array(repeating: [], count: write.arrayTypes.count)
+        var count: Int { rows.count }
+
+        /// The values of array parameter `column` (the order of
+        /// `PostgresBatchedWrite.arrayTypes`: the key first when there is one).
+        func column(_ column: Int, rows range: Range<Int>) -> [SQLiteValue] {
+            if keys.isEmpty { return rows[range].map { $0[column] } }
+            if column == 0 { return keys[range].map { .integer($0) } }
+            return rows[range].map { $0[column - 1] }
         }
     }
 
@@ -64,16 +72,8 @@ struct PostgresWriteDeferral {
             batches.append(Batch(write: write))
         }
         lastIndex = index
-        var column = 0
-        if let key {
-            batches[index].columns[0].append(.integer(key))
-            column = 1
-        }
-        for value in parameters {
-            batches[index].columns[column].append(value)
-            column += 1
-        }
-        batches[index].count += 1
+        if let key { batches[index].keys.append(key) }
+        batches[index].rows.append(parameters)
         return (true, key)
     }
 
