@@ -1,60 +1,38 @@
-// ModelStorePostgres: the foundation of the PostgreSQL backend (issue 24).
+// ModelStorePostgres: the PostgreSQL store (issue 24). An app names it with
+// `PostgresConfiguration`; everything else in the app is unchanged. The
+// "Scaling out" article (ModelStore.docc) is the user's view; this is the map.
 //
-// What is here, all `package` (no app can use it yet, so nothing is public):
-// - `PostgresLocation`: a `postgres://user:password@host:port/db?sslmode=`
-//   URL; TLS off for loopback, required (and verified) elsewhere.
+// How the library's SQLite-shaped work reaches the server:
+// - The library's backend seam (Sources/ModelStore/SQLite/ForeignDatabase.swift):
+//   a `Connection` made on a `ForeignDatabase` runs its statements there,
+//   values crossing as SQLite's. `PostgresForeignDatabase` is that session:
+//   it borrows an executor from the container's `PostgresConnectionPool`
+//   per transaction (or statement outside one), translates each statement
+//   once with `PostgresSQLTranslator`, and maps the server's errors to
+//   SQLite's codes (`PostgresStoreError`).
 // - `PostgresExecutor`: one connection, synchronous (ModelContext's API is),
-//   through postgres-nio's EventLoopFuture API and `wait()` on the caller's
-//   thread, never on an event loop (refused) and never awaiting a Task;
-//   statements with bound values, rows, transactions with an isolation
-//   level, savepoints, errors classified in `PostgresStoreError`, reconnect
-//   at the next use after a lost connection. One executor is one
-//   connection, used by one thread at a time.
-// - `PostgresDialect`: quoting (with PostgreSQL's 63-byte name limit),
-//   `$n` placeholders, column types, INSERT … RETURNING, upsert with
-//   ON CONFLICT; shaped to become a protocol beside SQLite's.
-// - `PostgresValues`: every attribute kind to its column and back, exactly
-//   or refused (see its doc comment for each kind).
-// - `PostgresSchemaSQL`: the tables, constraints, indexes, join tables and
-//   foreign keys of a `Schema`, named as in a SQLite store.
-// - `PostgresBootstrap`: the metadata table and the tables, created once
-//   under an advisory lock however many servers start at once, and the
-//   schema record checked as SQLite's is (no migration yet).
-//
-// Primitives for several servers on one database (issue 24), not yet used
-// by the library:
-// - `PostgresChangeListener`: one per container, on a connection of its
-//   own, LISTENs on the store's channel (`channel(forStore:)`, named after
-//   the store identifier) and counts the notifications of sessions that
-//   are not registered as the process's own; it keeps their payloads,
-//   connects again by itself after a lost connection (with a growing
-//   delay) and then counts one change, because notifications sent in
-//   between are lost. `PostgresExecutor.notify(channel:payload:)` sends
-//   one, delivered at COMMIT and never on ROLLBACK.
-// - `PostgresConnectionPool`: executors for one location and schema, up to
-//   a maximum (a checkout waits, then fails naming the server and the
-//   limit), rolled back when given back inside a transaction, replaced
-//   when their connection was lost.
-// What the integration will do with them: the library's `data_version`
-// check (ChangeCoordinator) becomes a comparison of the listener's
-// `changeCount` with the last one seen, and a change read from the change
-// history after the container's position as now; each save's transaction
-// notifies the store's channel with its history token, and the container
-// registers the backend process IDs of its own executors (again after
-// each reconnect) so that its own saves are not merged twice; the
-// contexts' executors come from the pool.
-//
-// What the library's context needs before apps can run on it (the seam):
-// the typed paths read and write SQLite's `Statement` directly. `@Model`
-// generates `init(_$row: PersistentRow)`, which reads columns through
-// `PersistentRow.value(at:as:)` → `ColumnValue._decode(from: Statement,
-// column:)`, and `_$bindValue(_:to: Statement, at:)`, which binds through
-// `Statement.bindValue` → `ColumnValue._encode(into: Statement, at:)`;
-// `PersistentRow` holds an `Unmanaged<Statement>`. The dynamic layer's
-// `DynamicValue.decode(_:from:column:)` and `bind(to:at:)` take a
-// `Statement` too. A row source and a bind sink protocol in the library
-// (with SQLite's `Statement` as the inlinable fast path, so that SQLite
-// keeps its speed), and `PostgresValues` behind them for PostgreSQL, are
-// the next step; then the SQL the context writes (`SchemaSQL`,
-// `RelationshipSQL`, which uses SQLite's `json_each` for key lists, and the
-// predicate compiler) goes through a dialect.
+//   over postgres-nio's EventLoopFuture API, never waiting on an event loop;
+//   transactions, savepoints, reconnect at the next use after a lost
+//   connection. `PostgresLocation` reads the URL (TLS off for loopback).
+// - Saves (PostgresForeignDatabase+DeferredWrites.swift): the save's
+//   plain INSERTs and version-checked UPDATEs are held back
+//   (`PostgresWriteDeferral`) and sent as one statement per shape and
+//   table (`PostgresBatchedWrite`), each column one array parameter
+//   (`PostgresBinaryArray`, else `PostgresArrayText`); keys are reserved
+//   from each table's identity in one statement before the rows come.
+//   A failed batch is undone to a savepoint and its rows sent one by one,
+//   so that the error names the object; an UPDATE batch that changed fewer
+//   rows than it was given is sent again returning keys, so that each
+//   conflict names its object.
+// - Opening (`PostgresStore.opener`, in PostgresConfiguration.swift):
+//   `PostgresBootstrap` creates or checks the store under an advisory lock
+//   (so several servers may start at once), migrates additive changes
+//   (`PostgresAdditiveMigration`), and reads the catalog the translator
+//   needs (identity columns, column types). `PostgresSchemaSQL` and
+//   `PostgresDialect` make the DDL; `PostgresValues` maps each value kind.
+// - Several servers: writers take the store's advisory writer lock (one
+//   writer at a time, as SQLite); a transaction that wrote NOTIFYs the
+//   store's channel at COMMIT; `PostgresChangeListener` (one per container,
+//   on a connection of its own) counts other servers' notifications, which
+//   the library reads as SQLite's `data_version`, and then merges from the
+//   change history as it does for other processes.

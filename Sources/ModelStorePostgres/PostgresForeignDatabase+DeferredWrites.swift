@@ -44,6 +44,7 @@ extension PostgresForeignDatabase {
                 binds.append(
                     UntypedBytes(bytes: try PostgresArrayText.array(counted.map { SQLiteValue.text(translator.keyColumns[$0.key] ?? "") })))
                 binds.append(UntypedBytes(bytes: try PostgresArrayText.array(counted.map { SQLiteValue.integer(Int64($0.value)) })))
+                statementsSent += 1
                 for row in try executor().execute(sql, binds).rows {
                     let (table, last) = try row.decode((String, Int64).self)
                     guard let count = insertCounts[table] else { continue }

@@ -8,14 +8,18 @@ import PostgresNIO
 ///
 /// The SQL is translated by `PostgresSQLTranslator` (once per statement
 /// text); the transaction statements the library sends run through the
-/// executor (`BEGIN IMMEDIATE TRANSACTION` begins a serializable
-/// transaction, as IMMEDIATE takes the write lock at once; `BEGIN DEFERRED
-/// TRANSACTION` a repeatable-read one, one snapshot for a block of reads).
-/// Parameters are sent as text of no declared type, so that the server
-/// types each from its place in the statement (a `1` into a boolean
-/// column, a UUID's text into a uuid one, a Decimal's text into numeric),
-/// as SQLite's loose typing lets the library assume; blobs are bytea.
-/// Results come back by storage class, errors as SQLite's codes.
+/// executor (`BEGIN IMMEDIATE TRANSACTION` takes the store's writer lock,
+/// as IMMEDIATE takes SQLite's write lock at once, then begins a
+/// repeatable-read transaction: with one writer at a time, SERIALIZABLE's
+/// predicate locks would cost every row read and prevent nothing;
+/// `BEGIN DEFERRED TRANSACTION` a repeatable-read one, one snapshot for a
+/// block of reads). Parameters are sent as text of no declared type, so
+/// that the server types each from its place in the statement (a `1` into
+/// a boolean column, a UUID's text into a uuid one, a Decimal's text into
+/// numeric), as SQLite's loose typing lets the library assume; blobs are
+/// bytea. A save's rows are held back and sent many a statement, as typed
+/// arrays (PostgresForeignDatabase+DeferredWrites.swift). Results come
+/// back by storage class, errors as SQLite's codes.
 package final class PostgresForeignDatabase: ForeignDatabase {
     /// Where this session's executors come from: one of its own, or a pool
     /// it borrows from for each transaction (or statement outside one), so
@@ -206,8 +210,8 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// schema), on every server, so that history tokens are issued in
     /// commit order and a save's conflict check reads what the previous
     /// save committed. It is a session-level advisory lock taken before the
-    /// transaction begins: taken inside, the serializable transaction's
-    /// snapshot would predate the previous writer's commit. It waits at
+    /// transaction begins: taken inside, the transaction's snapshot would
+    /// predate the previous writer's commit. It waits at
     /// most 5 seconds, SQLite's busy timeout, then fails as busy; the server
     /// drops it with a lost connection.
     private func takeWriterLock() throws(PostgresStoreError) {

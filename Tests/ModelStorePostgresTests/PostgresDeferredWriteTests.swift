@@ -98,22 +98,29 @@ struct PostgresDeferredWriteTests {
         }
     }
 
+    /// Reserves `count` keys of `"T"` and holds back `count` inserts of
+    /// rows `"row 0"`, `"row 1"`….
+    private static func holdInserts(_ count: Int, on connection: Connection) throws {
+        try connection.deferWrites(insertCounts: ["T": count])
+        let insert = try connection.prepare(insertSQL)
+        for index in 0..<count {
+            try insert.bind("row \(index)", at: 1)
+            try insert.bind(Double(index), at: 2)
+            try insert.bind(SQLiteValue.null, at: 3)
+            try insert.run()
+        }
+    }
+
     @Test("a thousand held-back inserts go to the server in one statement, plus one that reserved their keys")
     func fewStatements() throws {
         try withTable { connection, database in
             try connection.transaction {
-                try connection.deferWrites(insertCounts: ["T": 1_000])
-                let insert = try connection.prepare(Self.insertSQL)
                 let before = database.statementsSent
-                for index in 0..<1_000 {
-                    try insert.bind("row \(index)", at: 1)
-                    try insert.bind(Double(index), at: 2)
-                    try insert.bind(SQLiteValue.null, at: 3)
-                    try insert.run()
-                }
-                #expect(database.statementsSent == before)
-                #expect(try connection.sendDeferredWrites().isEmpty)
+                try Self.holdInserts(1_000, on: connection)
+                // The reservation of the keys, and nothing else yet.
                 #expect(database.statementsSent == before + 1)
+                #expect(try connection.sendDeferredWrites().isEmpty)
+                #expect(database.statementsSent == before + 2)
             }
             let count = try connection.prepare(#"SELECT count(*), count(DISTINCT "_pk") FROM "T""#)
             #expect(try count.step() && count.value(at: 0) == .integer(1_000) && count.value(at: 1) == .integer(1_000))
@@ -125,17 +132,10 @@ struct PostgresDeferredWriteTests {
         try withTable { connection, database in
             database.rowsPerStatement = 3
             try connection.transaction {
-                try connection.deferWrites(insertCounts: ["T": 10])
-                let insert = try connection.prepare(Self.insertSQL)
                 let before = database.statementsSent
-                for index in 0..<10 {
-                    try insert.bind("row \(index)", at: 1)
-                    try insert.bind(Double(index), at: 2)
-                    try insert.bind(SQLiteValue.null, at: 3)
-                    try insert.run()
-                }
+                try Self.holdInserts(10, on: connection)
                 #expect(try connection.sendDeferredWrites().isEmpty)
-                #expect(database.statementsSent == before + 4)
+                #expect(database.statementsSent == before + 1 + 4)
             }
             let select = try connection.prepare(#"SELECT "s" FROM "T" ORDER BY "_pk""#)
             var names: [SQLiteValue] = []
