@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL cluster for the tests of ModelStorePostgres
-# and exports MODELSTORE_POSTGRES_URL. Sourced by .ci/run, which defines
-# install_packages; it can also be sourced by hand (as root or as a user
-# who may run initdb) to get a cluster for `swift test --filter
-# ModelStorePostgresTests`.
+# and exports MODELSTORE_POSTGRES_URL (and, for tests that start a cluster
+# of their own, where the server programs are: export_postgres_programs).
+# Sourced by .ci/run, which defines install_packages; it can also be
+# sourced by hand (as root or as a user who may run initdb) to get a
+# cluster for `swift test --filter ModelStorePostgresTests`.
 #
 # The cluster lives in a fresh temporary folder (data, socket and log),
 # listens on 127.0.0.1 only, on a port that was free a moment before, with
@@ -40,6 +41,18 @@ postgres_as_owner() {
     fi
 }
 
+# For tests that start a cluster of their own (the restart test, which must
+# not restart the shared one): the folder of the server programs, and, as
+# root, the user to run them as (`runuser -u "$MODELSTORE_POSTGRES_RUN_AS" --`).
+export_postgres_programs() {
+    export MODELSTORE_POSTGRES_BIN="$MODELSTORE_PG_BIN"
+    if [ "$(id -u)" -eq 0 ]; then
+        export MODELSTORE_POSTGRES_RUN_AS=postgres
+    else
+        unset MODELSTORE_POSTGRES_RUN_AS
+    fi
+}
+
 stop_postgres_cluster() {
     if [ -n "${MODELSTORE_PG_DIR:-}" ] && [ -d "$MODELSTORE_PG_DIR" ]; then
         postgres_as_owner "$MODELSTORE_PG_BIN/pg_ctl" -D "$MODELSTORE_PG_DIR/data" -m immediate stop >/dev/null 2>&1 || true
@@ -61,6 +74,7 @@ start_postgres_cluster() {
             return 1
         fi
     fi
+    export_postgres_programs
     MODELSTORE_PG_DIR="$(mktemp -d -t modelstore-pg.XXXXXX)"
     trap stop_postgres_cluster EXIT
     if [ "$(id -u)" -eq 0 ]; then

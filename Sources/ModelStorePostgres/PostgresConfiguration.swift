@@ -123,11 +123,8 @@ package enum PostgresStore {
             open: {
                 let (translator, listener) = shared.withLock { ($0.translator, $0.listener) }
                 let database = PostgresForeignDatabase(pool: pool, translator: translator) { executor in
-                    // Each pooled session once: its commits are this
-                    // container's own, which its contexts learn of directly.
                     guard let listener else { return }
-                    let isNew = registered.withLock { $0.insert(ObjectIdentifier(executor)).inserted }
-                    if isNew { listener.registerOwnSession(pid: try executor.backendPID()) }
+                    try registerOwnSessions(of: executor, with: listener, registered: registered)
                 }
                 database.listener = listener
                 return database
@@ -158,11 +155,29 @@ package enum PostgresStore {
                 database.translator = tables
                 database.listener = listener
                 database.didBorrow = { executor in
-                    let isNew = registered.withLock { $0.insert(ObjectIdentifier(executor)).inserted }
-                    if isNew { listener.registerOwnSession(pid: try executor.backendPID()) }
+                    try registerOwnSessions(of: executor, with: listener, registered: registered)
                 }
                 return outcome.identifier
             },
             queryDialect: QueryDialect(normalizesText: true, runsSwiftInSQL: false))
+    }
+
+    /// Registers `executor`'s session with `listener` as the container's
+    /// own (its commits, which the container's contexts learn of directly,
+    /// are not counted as another server's), once per executor, and each
+    /// session that replaces a lost one in its place: the server may give
+    /// the old process ID to another server's session, whose commits must
+    /// be counted.
+    private static func registerOwnSessions(
+        of executor: PostgresExecutor, with listener: PostgresChangeListener, registered: borrowing Mutex<Set<ObjectIdentifier>>
+    ) throws {
+        guard registered.withLock({ $0.insert(ObjectIdentifier(executor)).inserted }) else { return }
+        var currentPID = try executor.backendPID()
+        listener.registerOwnSession(pid: currentPID)
+        executor.didConnectAgain = { [weak listener] newPID in
+            listener?.unregisterOwnSession(pid: currentPID)
+            listener?.registerOwnSession(pid: newPID)
+            currentPID = newPID
+        }
     }
 }

@@ -60,6 +60,12 @@ package final class PostgresExecutor {
     private let configuration: PostgresConnection.Configuration
     private var connection: PostgresConnection?
     private var connectionCount = 0
+    /// Once set, runs after each connection the executor opens (in
+    /// practice one replacing a lost connection, at the first use after
+    /// the loss), with the new session's process ID, before the statement
+    /// that needed it: a listener that ignores this executor's
+    /// notifications must learn the new ID (see `PostgresStore`).
+    package var didConnectAgain: ((_ sessionPID: Int32) -> Void)?
     /// Nil outside a transaction; true inside one whose connection was lost
     /// (nothing more may run in it, and it needs no ROLLBACK).
     private var transactionLost: Bool?
@@ -256,17 +262,34 @@ package final class PostgresExecutor {
             throw .connectionFailed(location: location.description, reason: Self.connectFailureReason(error))
         }
         self.connection = connection
-        guard let schema else { return }
-        var binds = PostgresBindings()
-        binds.append(quoteIdentifier(schema))
-        let setPath = "SELECT set_config('search_path', $1, false)"
+        if let schema {
+            var binds = PostgresBindings()
+            binds.append(quoteIdentifier(schema))
+            try prepareSession(PostgresQuery(unsafeSQL: "SELECT set_config('search_path', $1, false)", binds: binds), on: connection)
+        }
+        if let didConnectAgain {
+            let rows = try prepareSession(PostgresQuery(unsafeSQL: "SELECT pg_backend_pid()"), on: connection).rows
+            guard let pid = try? rows.first?.decode(Int32.self) else {
+                close()
+                throw .connectionFailed(location: location.description, reason: "pg_backend_pid() returned no integer")
+            }
+            didConnectAgain(pid)
+        }
+    }
+
+    /// Runs one statement of a new session's setup; when it fails, the
+    /// connection is closed and the connect fails naming it.
+    @discardableResult
+    private func prepareSession(_ query: PostgresQuery, on connection: PostgresConnection) throws(PostgresStoreError)
+        -> PostgresQueryResult
+    {
         do {
-            _ = try Self.send(PostgresQuery(unsafeSQL: setPath, binds: binds), on: connection, logger: logger).wait()
+            return try Self.send(query, on: connection, logger: logger).wait()
         } catch {
             close()
             throw .connectionFailed(
                 location: location.description,
-                reason: "setting the search path failed: \(PostgresStoreError.classify(error, statement: setPath))")
+                reason: "preparing the session failed: \(PostgresStoreError.classify(error, statement: query.sql))")
         }
     }
 

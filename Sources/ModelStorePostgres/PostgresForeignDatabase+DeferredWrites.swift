@@ -86,7 +86,7 @@ extension PostgresForeignDatabase {
             throw SQLiteError(
                 extendedCode: error.error.extendedCode,
                 message: "writing the rows held back for \(quoteIdentifier(error.table)) before the next statement: \(error.error.message)",
-                sql: error.error.sql)
+                sql: error.error.sql, origin: error.error.origin)
         }
     }
 

@@ -338,6 +338,6 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         case .invalidURL, .connectionFailed: code = SQLiteError.cannotOpen
         case .server: code = SQLiteError.error
         }
-        return SQLiteError(extendedCode: code, message: error.description, sql: sql)
+        return SQLiteError(extendedCode: code, message: error.summary, sql: sql, origin: error.origin)
     }
 }

@@ -61,6 +61,35 @@ struct PostgresContainerTests {
         }
     }
 
+    @Test("a save the server refuses says that PostgreSQL refused it, with the SQLSTATE and the server's message")
+    func serverErrorNamesPostgres() throws {
+        try PostgresTestDatabase.withSchema { database in
+            let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
+            let container = try ModelContainer(for: PGAuthor.self, PGBook.self, PGShelf.self, configurations: configuration)
+            let context = ModelContext(container)
+            context.insert(PGAuthor(email: "ada@example.com", name: "Ada"))
+            let grace = PGAuthor(email: "grace@example.com", name: "Grace")
+            context.insert(grace)
+            try context.save()
+            // An update is no upsert: a duplicate email is refused.
+            grace.email = "ada@example.com"
+            let error = #expect(throws: ModelStoreError.self) { try context.save() }
+            guard case .saveFailed(_, _, let underlying)? = error else {
+                Issue.record("expected saveFailed, got \(String(describing: error))")
+                return
+            }
+            // Classified as SQLite's unique-constraint failure, as the library handles it…
+            #expect(underlying.extendedCode == 2067)
+            // …but described as what it is.
+            let text = underlying.description
+            #expect(text.hasPrefix(#"PostgreSQL error 23505 (unique_violation): duplicate key value violates unique constraint "PGAuthor.unique(email)""#))
+            #expect(!text.contains("SQLite"))
+            #expect("\(try #require(error))".contains("PostgreSQL error 23505"))
+            context.rollback()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<PGAuthor>()).map(\.email).sorted() == ["ada@example.com", "grace@example.com"])
+        }
+    }
+
     @Test("two containers (two servers) on one database: a save of one reaches the other's objects, and a save over it is a conflict")
     func twoServers() throws {
         try PostgresTestDatabase.withSchema { database in

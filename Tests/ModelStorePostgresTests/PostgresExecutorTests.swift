@@ -96,7 +96,10 @@ struct PostgresExecutorTests {
             let insert = #"INSERT INTO "T" VALUES ('a')"#
             try executor.execute(insert)
             let error = #expect(throws: PostgresStoreError.self) { try executor.execute(insert) }
-            #expect(error == .uniqueViolation(constraint: "T.unique(code)", statement: insert))
+            #expect(
+                error == .uniqueViolation(
+                    constraint: "T.unique(code)", message: #"duplicate key value violates unique constraint "T.unique(code)""#,
+                    statement: insert))
         }
     }
 
@@ -110,7 +113,10 @@ struct PostgresExecutorTests {
             let error = #expect(throws: PostgresStoreError.self) {
                 try executor.transaction { try executor.execute(#"INSERT INTO "C" VALUES (99)"#) }
             }
-            #expect(error == .foreignKeyViolation(constraint: "C.p.fkey", statement: "COMMIT"))
+            #expect(
+                error == .foreignKeyViolation(
+                    constraint: "C.p.fkey", message: #"insert or update on table "C" violates foreign key constraint "C.p.fkey""#,
+                    statement: "COMMIT"))
             #expect(try executor.execute(#"SELECT count(*) FROM "C""#).rows.first?.decode(Int64.self) == 0)
         }
     }

@@ -76,12 +76,14 @@ struct PostgresSchemaSQLTests {
         try Self.withTables { executor, _ in
             let author = #"INSERT INTO "PGAuthor" ("email", "name") VALUES ('a@x', 'A')"#
             try executor.execute(author)
-            #expect(throws: PostgresStoreError.uniqueViolation(constraint: "PGAuthor.unique(email)", statement: author)) {
+            let duplicateAuthor = #"duplicate key value violates unique constraint "PGAuthor.unique(email)""#
+            #expect(throws: PostgresStoreError.uniqueViolation(constraint: "PGAuthor.unique(email)", message: duplicateAuthor, statement: author)) {
                 try executor.execute(author)
             }
             let book = #"INSERT INTO "PGBook" ("title", "edition", "pages") VALUES ('T', 1, 10)"#
             try executor.execute(book)
-            #expect(throws: PostgresStoreError.uniqueViolation(constraint: "PGBook.unique(title,edition)", statement: book)) {
+            let duplicateBook = #"duplicate key value violates unique constraint "PGBook.unique(title,edition)""#
+            #expect(throws: PostgresStoreError.uniqueViolation(constraint: "PGBook.unique(title,edition)", message: duplicateBook, statement: book)) {
                 try executor.execute(book)
             }
         }
@@ -101,7 +103,8 @@ struct PostgresSchemaSQLTests {
                 try executor.execute(#"INSERT INTO "PGBook" ("title", "edition", "pages", "author") VALUES ('T', 1, 1, 1)"#)
                 try executor.execute(#"INSERT INTO "PGAuthor" ("_pk", "email", "name") VALUES (1, 'a', 'A')"#)
             }
-            #expect(throws: PostgresStoreError.foreignKeyViolation(constraint: "PGBook.author.fkey", statement: "COMMIT")) {
+            let missingAuthor = #"insert or update on table "PGBook" violates foreign key constraint "PGBook.author.fkey""#
+            #expect(throws: PostgresStoreError.foreignKeyViolation(constraint: "PGBook.author.fkey", message: missingAuthor, statement: "COMMIT")) {
                 try executor.transaction {
                     try executor.execute(#"INSERT INTO "PGBook" ("title", "edition", "pages", "author") VALUES ('U', 1, 1, 99)"#)
                 }

@@ -17,9 +17,11 @@ import Foundation
 /// The SQL is the library's, written for SQLite with `?` and `?NNN`
 /// placeholders; translating it (placeholders, types, functions) is the
 /// foreign database's job. So is mapping its errors to `SQLiteError`'s
-/// codes (a unique violation to `SQLITE_CONSTRAINT_UNIQUE` with SQLite's
-/// message shape, a serialization failure or a lock timeout to
-/// `SQLITE_BUSY`), since the library classifies errors by those codes.
+/// codes (a unique violation to `SQLITE_CONSTRAINT_UNIQUE`, a
+/// serialization failure or a lock timeout to `SQLITE_BUSY`), since the
+/// library classifies errors by those codes, with its own message and
+/// `SQLiteError.origin` naming itself and its own code, so that the text
+/// an app shows says which engine refused.
 ///
 /// A foreign database belongs to one connection, and is used in that
 /// connection's isolation domain only.

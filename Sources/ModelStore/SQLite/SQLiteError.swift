@@ -21,22 +21,35 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public let sql: String?
     /// The database file, when known.
     public let path: String?
+    /// The database engine that reported the failure when it was not SQLite
+    /// (a server behind a backend, such as PostgreSQL); nil for SQLite.
+    /// `extendedCode` still classifies the failure with SQLite's code for
+    /// its kind (a constraint, busy…), so that callers handle both alike;
+    /// the description names the engine and its own code instead.
+    public let origin: Origin?
 
     /// SQLite's primary result code: the low eight bits of the extended code.
     public var primaryCode: Int32 { extendedCode & 0xFF }
 
-    /// Creates an error from SQLite's result code and message.
-    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil) {
+    /// Creates an error from SQLite's result code and message; `origin`
+    /// names another engine that reported it, classified as `extendedCode`.
+    public init(extendedCode: Int32, message: String, sql: String? = nil, path: String? = nil, origin: Origin? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
         self.path = path
+        self.origin = origin
     }
 
     public var description: String {
-        var text = "SQLite error \(extendedCode)"
-        if let codeName = String(validatingCString: sqlite3_errstr(extendedCode)) {
-            text += " (\(codeName))"
+        var text: String
+        if let origin {
+            text = "\(origin.engine) error" + (origin.code.map { " \($0)" } ?? "") + (origin.codeName.map { " (\($0))" } ?? "")
+        } else {
+            text = "SQLite error \(extendedCode)"
+            if let codeName = String(validatingCString: sqlite3_errstr(extendedCode)) {
+                text += " (\(codeName))"
+            }
         }
         text += ": \(message)"
         if let path { text += " in \(path)" }
@@ -63,6 +76,28 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
     public static let error: Int32 = SQLITE_ERROR
     /// `SQLITE_TOOBIG`: a string or blob, or the statement, is too big.
     public static let tooBig: Int32 = SQLITE_TOOBIG
+}
+
+extension SQLiteError {
+    /// The engine that reported an error in SQLite's clothes: a database
+    /// server behind the backend seam, with its own code for the failure.
+    public struct Origin: Sendable, Equatable {
+        /// The engine's name, as descriptions print it ("PostgreSQL").
+        public let engine: String
+        /// The engine's code for the failure (PostgreSQL's SQLSTATE,
+        /// "23505"); nil when the failure was the client's (a lost
+        /// connection, a server that cannot be reached).
+        public let code: String?
+        /// The code's name ("unique_violation"), when known.
+        public let codeName: String?
+
+        /// The engine `engine`, with its code and the code's name when known.
+        public init(engine: String, code: String?, codeName: String?) {
+            self.engine = engine
+            self.code = code
+            self.codeName = codeName
+        }
+    }
 }
 
 /// Turns a SQLite result code into a thrown error, the way every `sqlite3_*`
