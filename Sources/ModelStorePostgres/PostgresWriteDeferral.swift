@@ -17,20 +17,50 @@ struct PostgresWriteDeferral {
         var rows: [[SQLiteValue]] = []
         /// The reserved key of each row, for an insert with a key column.
         var keys: [Int64] = []
+        /// Where the keys come from: the table's reservation, nil when the
+        /// write takes no key or none were reserved for its table.
+        let reserved: ReservedKeys?
 
         var count: Int { rows.count }
 
         /// The values of array parameter `column` (the order of
         /// `PostgresBatchedWrite.arrayTypes`: the key first when there is one).
-        func column(_ column: Int, rows range: Range<Int>) -> [SQLiteValue] {
-            if keys.isEmpty { return rows[range].map { $0[column] } }
-            if column == 0 { return keys[range].map { .integer($0) } }
-            return rows[range].map { $0[column - 1] }
+        func column(_ column: Int, rows range: Range<Int>) -> Column {
+            Column(rows: rows[range], keys: keys.isEmpty ? nil : keys[range], column: column)
         }
     }
 
-    /// The next key reserved for each table and the last, both included.
-    private var keys: [String: (next: Int64, last: Int64)]
+    /// One array parameter's values, read from the held rows as they are
+    /// sent (no array of its own).
+    struct Column: RandomAccessCollection {
+        let rows: ArraySlice<[SQLiteValue]>
+        let keys: ArraySlice<Int64>?
+        let column: Int
+
+        var startIndex: Int { rows.startIndex }
+        var endIndex: Int { rows.endIndex }
+
+        subscript(position: Int) -> SQLiteValue {
+            guard let keys else { return rows[position][column] }
+            return column == 0 ? .integer(keys[position]) : rows[position][column - 1]
+        }
+    }
+
+    /// The keys reserved for one table, shared by the batches that insert
+    /// into it (the entities of a class hierarchy share their table): a
+    /// class, so that holding a row looks no table name up.
+    final class ReservedKeys {
+        var next: Int64
+        let last: Int64
+
+        init(_ range: ClosedRange<Int64>) {
+            next = range.lowerBound
+            last = range.upperBound
+        }
+    }
+
+    /// The keys reserved for each table.
+    private let keys: [String: ReservedKeys]
     private(set) var batches: [Batch] = []
     /// Where each batched statement's rows are in `batches`, by its text.
     private var batchIndex: [String: Int] = [:]
@@ -41,7 +71,7 @@ struct PostgresWriteDeferral {
 
     /// A deferral whose tables' inserts take keys from `keys` (first and last, by table).
     init(keys: [String: ClosedRange<Int64>]) {
-        self.keys = keys.mapValues { (next: $0.lowerBound, last: $0.upperBound) }
+        self.keys = keys.mapValues(ReservedKeys.init)
     }
 
     var isHolding: Bool { !batches.isEmpty }
@@ -51,15 +81,10 @@ struct PostgresWriteDeferral {
     /// false when an insert finds its table's reserved keys used up (it
     /// then runs alone).
     mutating func hold(_ write: PostgresBatchedWrite, parameters: [SQLiteValue]) -> (held: Bool, key: Int64?) {
-        var key: Int64?
-        if case .insert(keyColumn: .some) = write.kind {
-            guard let range = keys[write.table], range.next <= range.last else { return (false, nil) }
-            key = range.next
-        }
+        let takesKey = if case .insert(keyColumn: .some) = write.kind { true } else { false }
         // One array per parameter (and one for the key): a statement bound
         // otherwise is not the shape recognized, and runs alone.
-        guard parameters.count + (key == nil ? 0 : 1) == write.arrayTypes.count else { return (false, nil) }
-        if let key { keys[write.table]?.next = key + 1 }
+        guard parameters.count + (takesKey ? 1 : 0) == write.arrayTypes.count else { return (false, nil) }
         let index: Int
         // Rows of one statement come in a run: no hashing of its text for each.
         if let last = lastIndex, batches[last].write === write {
@@ -69,10 +94,16 @@ struct PostgresWriteDeferral {
         } else {
             index = batches.count
             batchIndex[write.sql] = index
-            batches.append(Batch(write: write))
+            batches.append(Batch(write: write, reserved: takesKey ? keys[write.table] : nil))
         }
         lastIndex = index
-        if let key { batches[index].keys.append(key) }
+        var key: Int64?
+        if takesKey {
+            guard let reserved = batches[index].reserved, reserved.next <= reserved.last else { return (false, nil) }
+            key = reserved.next
+            reserved.next += 1
+            batches[index].keys.append(reserved.next - 1)
+        }
         batches[index].rows.append(parameters)
         return (true, key)
     }
