@@ -114,15 +114,15 @@ package enum PostgresStore {
         -> ForeignDatabaseOpener
     {
         let pool = PostgresConnectionPool(location: location, schema: databaseSchema, maximumConnections: maximumConnections)
-        let shared = Mutex<(translator: PostgresSQLTranslator, listener: PostgresChangeListener?)>(
-            (PostgresSQLTranslator(keyColumns: [:]), nil))
+        let shared = Mutex<(translations: PostgresTranslationCache, listener: PostgresChangeListener?)>(
+            (PostgresTranslationCache(translator: PostgresSQLTranslator(keyColumns: [:])), nil))
         let registered = Mutex<Set<ObjectIdentifier>>([])
         let name = "\(location)" + (databaseSchema.map { " (schema \($0))" } ?? "")
         return ForeignDatabaseOpener(
             name: name,
             open: {
-                let (translator, listener) = shared.withLock { ($0.translator, $0.listener) }
-                let database = PostgresForeignDatabase(pool: pool, translator: translator) { executor in
+                let (translations, listener) = shared.withLock { ($0.translations, $0.listener) }
+                let database = PostgresForeignDatabase(pool: pool, translations: translations) { executor in
                     guard let listener else { return }
                     try registerOwnSessions(of: executor, with: listener, registered: registered)
                 }
@@ -140,9 +140,10 @@ package enum PostgresStore {
                         try PostgresBootstrap.columnTypes(executor)
                     )
                 }
-                let tables = PostgresSQLTranslator(
-                    keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema),
-                    columnTypes: columnTypes)
+                let tables = PostgresTranslationCache(
+                    translator: PostgresSQLTranslator(
+                        keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema),
+                        columnTypes: columnTypes))
                 guard let identifier = UUID(uuidString: outcome.identifier) else {
                     throw ModelStoreError.notAModelStore(
                         path: name, reason: "its store identifier \(outcome.identifier) is not a UUID")
@@ -152,7 +153,7 @@ package enum PostgresStore {
                 let listener = try PostgresChangeListener(location: location, storeIdentifier: identifier)
                 registered.withLock { $0.removeAll() }
                 shared.withLock { $0 = (tables, listener) }
-                database.translator = tables
+                database.translations = tables
                 database.listener = listener
                 database.didBorrow = { executor in
                     try registerOwnSessions(of: executor, with: listener, registered: registered)

@@ -38,9 +38,14 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// writer lock) needs it; always the own executor for `.own`.
     private var borrowed: PostgresExecutor?
     package let displayName: String
-    /// Translates the library's SQL; its key columns are set once the
-    /// store's tables are known (`PostgresStore`'s bootstrap).
-    package var translator: PostgresSQLTranslator
+    /// The translations of the library's SQL, shared with the container's
+    /// other sessions; replaced once the store's tables are known
+    /// (`PostgresStore`'s bootstrap).
+    package var translations: PostgresTranslationCache {
+        didSet { lastTranslation = nil }
+    }
+    /// Translates the library's SQL.
+    package var translator: PostgresSQLTranslator { translations.translator }
     /// The store's change listener, once the store is open: `PRAGMA
     /// data_version` answers its count of other servers' commits (as
     /// SQLite's moves for other connections' commits), and a transaction
@@ -51,7 +56,6 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     private var holdsWriterLock = false
     /// True once the open transaction ran an INSERT, UPDATE or DELETE.
     private var wroteInTransaction = false
-    private var translations: [String: PostgresSQLTranslator.Translation] = [:]
     private var lastTranslation: (sql: String, translation: PostgresSQLTranslator.Translation)?
     /// The result of a statement without rows, shared: it holds nothing.
     private let noRows = BufferedForeignRows(columnNames: [], rows: [])
@@ -71,7 +75,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     package init(executor: PostgresExecutor, translator: PostgresSQLTranslator = PostgresSQLTranslator(keyColumns: [:])) {
         source = .own(executor)
         borrowed = executor
-        self.translator = translator
+        translations = PostgresTranslationCache(translator: translator)
         displayName = executor.location.description
     }
 
@@ -79,12 +83,12 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     /// and each statement outside one, and gives it back as soon as it is
     /// done; `didBorrow` runs on each executor borrowed.
     package init(
-        pool: PostgresConnectionPool, translator: PostgresSQLTranslator,
+        pool: PostgresConnectionPool, translations: PostgresTranslationCache,
         didBorrow: @escaping (PostgresExecutor) throws -> Void = { _ in }
     ) {
         source = .pool(pool)
         self.didBorrow = didBorrow
-        self.translator = translator
+        self.translations = translations
         displayName = pool.location.description
     }
 
@@ -194,13 +198,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         // A save runs one statement many times in a row, with the same
         // String: comparing it is cheaper than hashing it.
         if let last = lastTranslation, last.sql == sql { return last.translation }
-        let translation: PostgresSQLTranslator.Translation
-        if let known = translations[sql] {
-            translation = known
-        } else {
-            translation = try translator.translate(sql)
-            translations[sql] = translation
-        }
+        let translation = try translations.translation(of: sql)
         lastTranslation = (sql, translation)
         return translation
     }

@@ -27,6 +27,29 @@ struct IdentityTests {
         #expect(other[0].persistentModelID == first[0].persistentModelID)
     }
 
+    // SwiftData's way to load many objects by identifier. On PostgreSQL the
+    // list's statement is long: a second context must get it from the
+    // store's shared translations (PostgresTranslationCache) and read
+    // the same objects.
+    @Test("a fetch by many identifiers (identifiers.contains($0.persistentModelID)) finds exactly those objects",
+          arguments: StoreKind.allCases)
+    func fetchByManyIdentifiers(kind: StoreKind) throws {
+        let store = try TestStore(kind)
+        let container = try store.containerWithSavedTrips(1_200)
+        let all = try ModelContext(container).fetch(FetchDescriptor<Trip>())
+        let wanted = all.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.persistentModelID)
+        let names = Set(all.enumerated().filter { $0.offset % 2 == 0 }.map(\.element.name))
+        let descriptor = FetchDescriptor<Trip>(predicate: #Predicate { wanted.contains($0.persistentModelID) })
+        for _ in 0..<2 {
+            let found = try ModelContext(container).fetch(descriptor)
+            #expect(found.count == 600)
+            #expect(Set(found.map(\.persistentModelID)) == Set(wanted))
+            #expect(Set(found.map(\.name)) == names)
+        }
+        let none: [PersistentIdentifier] = []
+        #expect(try ModelContext(container).fetch(FetchDescriptor<Trip>(predicate: #Predicate { none.contains($0.persistentModelID) })).isEmpty)
+    }
+
     // An entity without relationships is registered after its rows are read
     // (so that the identity map grows once): rows that already had an object
     // must still get that object, in its place in the result.

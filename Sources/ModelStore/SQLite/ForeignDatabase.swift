@@ -198,9 +198,13 @@ final class ForeignStatement {
         if width == 0 {
             sql += "NULL"
         } else {
+            // Plain `?`s are numbered 1…width in order, as `?NNN` would be,
+            // but SQLite looks each `?NNN` up among the names before it:
+            // a wide echo (a fetch of 1,000 identifiers) would cost the
+            // square of its width to prepare.
             for index in 1...width {
                 if index > 1 { sql += ", " }
-                sql += "?\(index)"
+                sql += "?"
                 if let names { sql += " AS " + quoteIdentifier(names[Int(index - 1)]) }
             }
         }

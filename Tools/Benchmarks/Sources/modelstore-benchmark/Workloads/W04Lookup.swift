@@ -123,7 +123,7 @@ struct LookupWorkload: Workload {
 
     /// The identifiers of the objects with these row keys, read in a context
     /// that is gone before the timed part.
-    private static func identifiers(of keys: [Int64], in container: ModelContainer) throws -> [PersistentIdentifier] {
+    static func identifiers(of keys: [Int64], in container: ModelContainer) throws -> [PersistentIdentifier] {
         let context = ModelContext(container)
         let wanted = Set(keys)
         var byKey: [Int64: PersistentIdentifier] = [:]
