@@ -6,10 +6,19 @@ extension ModelContext {
     /// key (an upsert's key comes back from its own statement).
     func keyedInsertCounts(_ plan: DeletePlan) -> [String: Int] {
         var counts: [String: Int] = [:]
+        // Inserts come in runs of one table: count a run, and hash its
+        // table's name once per run rather than once per object.
+        var run: (table: EntityTable, count: Int)?
         inserted.forEach { model in
             guard plan.writes(model), let table = model._$modelState.table, !table.insertReturnsKey else { return }
-            counts[table.tableName, default: 0] += 1
+            if let current = run, current.table === table {
+                run = (table, current.count + 1)
+                return
+            }
+            if let current = run { counts[current.table.tableName, default: 0] += current.count }
+            run = (table, 1)
         }
+        if let current = run { counts[current.table.tableName, default: 0] += current.count }
         return counts
     }
 

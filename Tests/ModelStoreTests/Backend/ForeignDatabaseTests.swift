@@ -148,6 +148,22 @@ struct ForeignDatabaseTests {
         #expect(database.statements.contains("BEGIN IMMEDIATE TRANSACTION"))
     }
 
+    @Test("a save tells the foreign database how many rows it inserts into each table that fills its own key")
+    func insertCountsPerTable() throws {
+        let store = try TestStore(.throughSeam)
+        let context = ModelContext(try store.container())
+        // Interleaved, as an app inserts; a unique attribute's upsert
+        // returns its own key, so trips are not counted.
+        for index in 0..<3 {
+            context.insert(Note(text: "note \(index)"))
+            if index < 2 { context.insert(AllTypes()) }
+            context.insert(makeTrip("T\(index)"))
+        }
+        try context.save()
+        let counts = ForwardingDatabase.deferredInsertCounts.withLock { $0[store.url.path(percentEncoded: false)] }
+        #expect(counts == [["Note": 3, "AllTypes": 2]])
+    }
+
     @Test(
         "parameters are counted as SQLite numbers them, outside literals, quoted names and comments",
         arguments: [

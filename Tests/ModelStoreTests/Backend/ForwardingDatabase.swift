@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 @testable import ModelStore
 
 /// A `ForeignDatabase` that runs every statement on a SQLite file through a
@@ -45,6 +46,15 @@ final class ForwardingDatabase: ForeignDatabase {
     func execute(_ sql: String) throws(SQLiteError) {
         statements.append(sql)
         try backing.execute(sql)
+    }
+
+    /// What each save through a forwarding database told `deferWrites`,
+    /// by the store's path, in order. It holds nothing back: every write
+    /// runs when the library sends it.
+    static let deferredInsertCounts = Mutex<[String: [[String: Int]]]>([:])
+
+    func deferWrites(insertCounts: [String: Int]) throws(SQLiteError) {
+        Self.deferredInsertCounts.withLock { $0[displayName, default: []].append(insertCounts) }
     }
 
     var isAutocommit: Bool { backing.isAutocommit }
