@@ -143,6 +143,7 @@ package enum PostgresStore {
                 let tables = PostgresTranslationCache(
                     translator: PostgresSQLTranslator(
                         keyColumns: keyColumns, conflictTargets: try PostgresSchemaSQL.conflictTargets(schema),
+                        otherUniqueConstraints: try PostgresSchemaSQL.otherUniqueConstraints(schema),
                         columnTypes: columnTypes))
                 guard let identifier = UUID(uuidString: outcome.identifier) else {
                     throw ModelStoreError.notAModelStore(

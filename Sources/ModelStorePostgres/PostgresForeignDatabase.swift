@@ -170,7 +170,8 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         do {
             defer { giveBackIfIdle() }
             statementsSent += 1
-            result = try executor().execute(translation.sql, binds)
+            result = try translation.upsertRetargets.isEmpty
+                ? executor().execute(translation.sql, binds) : executeUpsert(translation, binds)
         } catch {
             throw Self.sqliteError(error, sql: sql)
         }
@@ -191,6 +192,33 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             rows.append(values)
         }
         return BufferedForeignRows(columnNames: columnNames, rows: rows)
+    }
+
+    /// Runs an upsert into a table with several UNIQUE constraints: first
+    /// targeting the first constraint, then, while the row collides with
+    /// another constraint not yet targeted, again targeting that one, as
+    /// SQLite's upsert updates the row of whichever constraint the new row
+    /// collides with. A row that collides with two rows (one by each
+    /// constraint) fails as on SQLite. Inside a transaction each attempt
+    /// runs in a savepoint, so a failed one leaves the transaction usable.
+    /// - Throws: `PostgresStoreError` of the last attempt.
+    private func executeUpsert(
+        _ translation: PostgresSQLTranslator.Translation, _ binds: PostgresBindings
+    ) throws -> PostgresExecutor.Result {
+        let executor = try executor()
+        var text = translation.sql
+        var targeted: Set<String> = []
+        while true {
+            do {
+                if !executor.isInTransaction { return try executor.execute(text, binds) }
+                return try executor.savepoint { try executor.execute(text, binds) }
+            } catch PostgresStoreError.uniqueViolation(let constraint?, let message, let statement) {
+                guard let retargeted = translation.upsertRetargets[constraint], targeted.insert(constraint).inserted else {
+                    throw PostgresStoreError.uniqueViolation(constraint: constraint, message: message, statement: statement)
+                }
+                text = retargeted
+            }
+        }
     }
 
     /// The translation of `sql`, made once per text.

@@ -24,10 +24,10 @@ import ModelStore
 ///   `_modelstore_sequence` instead of `sqlite_sequence`;
 /// - an upsert (`ON CONFLICT DO UPDATE`, SQLite's form without a target,
 ///   which matches any unique constraint) names the table's first unique
-///   constraint's columns, as PostgreSQL requires one target: with several
-///   unique constraints, a duplicate of another one is an error
-///   (`SQLITE_CONSTRAINT_UNIQUE`, the library's `duplicateValue`) rather
-///   than an update; the version's two-argument `max` is `GREATEST`;
+///   constraint's columns, as PostgreSQL requires one target, and carries
+///   the same statement targeting each other unique constraint, sent when
+///   the row collides with that one (`upsertRetargets`); the version's
+///   two-argument `max` is `GREATEST`;
 /// - an INSERT into a table whose key comes from a sequence returns the
 ///   key (`RETURNING`), which the database keeps as `lastInsertRowID`
 ///   (SQLite's `last_insert_rowid()`).
@@ -47,6 +47,13 @@ package struct PostgresSQLTranslator: Sendable {
         /// The statement that writes many rows of this one's shape at once,
         /// when a save may hold its rows back (see `PostgresBatchedWrite`).
         package var batch: PostgresBatchedWrite?
+        /// For an upsert into a table with several UNIQUE constraints: the
+        /// statement targeting each other constraint, by its name. SQLite's
+        /// upsert updates the row of whichever constraint the new row
+        /// collides with; PostgreSQL's names one, so a collision with
+        /// another constraint is sent again targeting that one (see
+        /// `PostgresForeignDatabase.executeUpsert`).
+        package var upsertRetargets: [String: String] = [:]
     }
 
     /// The column filled from a sequence, by table: the key of each entity
@@ -56,6 +63,9 @@ package struct PostgresSQLTranslator: Sendable {
     /// The conflict target of an upsert, by table (see
     /// `PostgresSchemaSQL.conflictTargets`).
     package var conflictTargets: [String: [String]]
+    /// The names of each table's other UNIQUE constraints, after the one
+    /// its upserts target (see `PostgresSchemaSQL.otherUniqueConstraints`).
+    package var otherUniqueConstraints: [String: [String]]
     /// Each column's PostgreSQL type (as `format_type` spells it), by
     /// table: the element types of batched writes' arrays. A table missing
     /// here has its writes sent one by one.
@@ -65,10 +75,12 @@ package struct PostgresSQLTranslator: Sendable {
     /// `keyColumns`, whose upserts target `conflictTargets`, and whose
     /// columns have the types `columnTypes`.
     package init(
-        keyColumns: [String: String], conflictTargets: [String: [String]] = [:], columnTypes: [String: [String: String]] = [:]
+        keyColumns: [String: String], conflictTargets: [String: [String]] = [:],
+        otherUniqueConstraints: [String: [String]] = [:], columnTypes: [String: [String: String]] = [:]
     ) {
         self.keyColumns = keyColumns
         self.conflictTargets = conflictTargets
+        self.otherUniqueConstraints = otherUniqueConstraints
         self.columnTypes = columnTypes
     }
 
@@ -112,12 +124,18 @@ package struct PostgresSQLTranslator: Sendable {
         if text.contains("json_each(") || text.contains("sqlite_") {
             throw unsupported("a SQLite table or function (json_each: contains on a Codable array; sqlite_ tables)", sql)
         }
+        // An upsert's clause for its first constraint, and for the others.
+        var otherTargets: (first: String, clauses: [String], constraints: [String])?
         if text.hasPrefix("INSERT INTO "), let upsert = text.range(of: " ON CONFLICT DO UPDATE SET ") {
             guard let table = Self.insertTable(text), let target = conflictTargets[table] else {
                 throw unsupported("an upsert into a table without a unique constraint", sql)
             }
             let columns = target.map(quoteIdentifier).joined(separator: ", ")
             text.replaceSubrange(upsert, with: " ON CONFLICT (\(columns)) DO UPDATE SET ")
+            otherTargets = (
+                " ON CONFLICT (\(columns)) DO UPDATE SET ",
+                (otherUniqueConstraints[table] ?? []).map { " ON CONFLICT ON CONSTRAINT \(quoteIdentifier($0)) DO UPDATE SET " },
+                otherUniqueConstraints[table] ?? [])
             // The row's own version, qualified: in PostgreSQL's DO UPDATE
             // a bare name could also be EXCLUDED's.
             let version = quoteIdentifier(rowVersionColumn)
@@ -131,10 +149,17 @@ package struct PostgresSQLTranslator: Sendable {
             text += " RETURNING \(quoteIdentifier(key))"
             returnedKey = key
         }
+        var upsertRetargets: [String: String] = [:]
+        if let otherTargets {
+            for (clause, constraint) in zip(otherTargets.clauses, otherTargets.constraints) {
+                let retargeted = text.replacingOccurrences(of: otherTargets.first, with: clause)
+                upsertRetargets[constraint] = SQLPlaceholders.scan(retargeted, renaming: { "$\($0)" }).sql
+            }
+        }
         text = SQLPlaceholders.scan(text, renaming: { "$\($0)" }).sql
         let writes = ["INSERT ", "UPDATE ", "DELETE "].contains { sql.hasPrefix($0) }
         let batch = writes ? PostgresBatchedWrite.recognize(sql, columnTypes: columnTypes, keyColumns: keyColumns) : nil
-        return Translation(sql: text, returnedKey: returnedKey, writes: writes, batch: batch)
+        return Translation(sql: text, returnedKey: returnedKey, writes: writes, batch: batch, upsertRetargets: upsertRetargets)
     }
 
     /// The library's key lists: a JSON array of integers bound once.

@@ -112,6 +112,19 @@ package enum PostgresSchemaSQL {
         return targets
     }
 
+    /// The names of each table's UNIQUE constraints after the first (the
+    /// one `conflictTargets` names), in order, for the tables with several.
+    /// - Throws: `ModelStoreError.invalidSchema` when the schema is not valid.
+    package static func otherUniqueConstraints(_ schema: Schema) throws(ModelStoreError) -> [String: [String]] {
+        let (layout, _) = try schema.resolvingRelationships().storageLayout()
+        var constraints: [String: [String]] = [:]
+        for entity in layout.entities {
+            let others = uniqueColumnSets(of: entity).dropFirst()
+            if !others.isEmpty { constraints[entity.name] = others.map { Schema.Entity.uniqueIndexName(entity.name, $0) } }
+        }
+        return constraints
+    }
+
     static func indexes(of entity: Schema.Entity, dialect: PostgresDialect) throws(ModelStoreError) -> [String] {
         let q = { (name: String) throws(ModelStoreError) in try dialect.quote(name) }
         let table = try q(entity.name)

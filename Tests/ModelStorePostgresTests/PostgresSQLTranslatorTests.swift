@@ -48,6 +48,23 @@ struct PostgresSQLTranslatorTests {
         }
     }
 
+    @Test("an upsert into a table with several unique constraints carries the statement targeting each other one")
+    func upsertRetargets() throws {
+        let translator = PostgresSQLTranslator(
+            keyColumns: ["M": "_pk"], conflictTargets: ["M": ["email"]], otherUniqueConstraints: ["M": ["M.unique(team,number)"]])
+        let translation = try translator.translate(
+            #"INSERT INTO "M" ("email", "team", "number", "_version") VALUES (?, ?, ?, 2) ON CONFLICT DO UPDATE SET "email" = excluded."email", "_version" = max("_version" + 1, 3) RETURNING "_pk", "_version""#)
+        #expect(translation.sql.contains(#"VALUES ($1, $2, $3, 2) ON CONFLICT ("email") DO UPDATE SET"#))
+        let other = try #require(translation.upsertRetargets["M.unique(team,number)"])
+        #expect(translation.upsertRetargets.count == 1)
+        #expect(other == translation.sql.replacingOccurrences(
+            of: #"ON CONFLICT ("email")"#, with: #"ON CONFLICT ON CONSTRAINT "M.unique(team,number)""#))
+        // One constraint: nothing to retarget.
+        #expect(try self.translator.translate(
+            #"INSERT INTO "Trip" ("name", "_version") VALUES (?, 2) ON CONFLICT DO UPDATE SET "name" = excluded."name" RETURNING "_pk", "_version""#
+        ).upsertRetargets.isEmpty)
+    }
+
     @Test("Swift's string order is COLLATE \"C\"; the decimal collation goes, numeric sorts by value")
     func collations() throws {
         #expect(try translator.translate(#"SELECT 1 FROM "T" ORDER BY "s" COLLATE MODELSTORE_STRING"#).sql.hasSuffix(#"ORDER BY "s" COLLATE "C""#))
