@@ -162,7 +162,7 @@ struct PostgresContainerTests {
         }
     }
 
-    @Test("a predicate only Swift can answer gives the same objects through fetch, fetchCount, fetchIdentifiers and enumerate")
+    @Test("a predicate only Swift can answer gives the same objects through fetch, fetchCount, fetchIdentifiers, enumerate, batched fetches and delete(model:where:)")
     func swiftOnlyPredicate() throws {
         try PostgresTestDatabase.withSchema { database in
             let configuration = PostgresConfiguration(url: try #require(PostgresTestDatabase.url), databaseSchema: database.name)
@@ -181,9 +181,17 @@ struct PostgresContainerTests {
             var enumerated: [String] = []
             try context.enumerate(descriptor, batchSize: 2) { enumerated.append($0.name) }
             #expect(enumerated == ["Hedy", "Adele", "Ada"])
+            #expect(Array(try context.fetch(descriptor, batchSize: 2)).map(\.name) == ["Hedy", "Adele", "Ada"])
+            #expect(Array(try context.fetchIdentifiers(descriptor, batchSize: 2)) == (try context.fetchIdentifiers(descriptor)))
             descriptor.fetchOffset = 1
             descriptor.fetchLimit = 1
             #expect(try context.fetch(descriptor).map(\.name) == ["Adele"])
+            #expect(Array(try context.fetch(descriptor, batchSize: 2)).map(\.name) == ["Adele"])
+
+            try context.delete(model: PGAuthor.self, where: #Predicate { $0.name.starts(with: "Ad") })
+            try context.save()
+            #expect(try ModelContext(container).fetch(FetchDescriptor<PGAuthor>(sortBy: [SortDescriptor(\.name)])).map(\.name)
+                == ["Grace", "Hedy"])
         }
     }
 

@@ -87,6 +87,10 @@ extension ModelContext {
         }
         let compiled = try CompiledFetch(descriptor, context: self, table: table)
             .selectKeys(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
+        if compiled.needsSwift {
+            let (keys, entities) = try matchingKeysAnsweredInSwift(descriptor, table: table)
+            return (table, keys, entities)
+        }
         let statement = try connection().cachedStatement(compiled.sql)
         defer { statement.reset() }
         try compiled.bind(to: statement)
@@ -98,6 +102,32 @@ extension ModelContext {
             if table.isPolymorphic { entities.append(try rowTable(of: table, rowID: rowID, column: 1, from: statement).name) }
         }
         return (table, keys, entities)
+    }
+
+    /// The row keys (and, for a superentity's table, each row's entity) of
+    /// the objects a descriptor matches, when the database cannot answer
+    /// its predicate or sort (a function only Swift has, on PostgreSQL):
+    /// `fetch(_:)` answers it in Swift over every row of the entity, as
+    /// `fetchIdentifiers(_:)` does, and the collection keeps the keys.
+    /// - Throws: what `fetch(_:)` throws.
+    private func matchingKeysAnsweredInSwift<T: PersistentModel>(
+        _ descriptor: FetchDescriptor<T>, table: EntityTable
+    ) throws -> ([Int64], [String]) {
+        var keys: [Int64] = []
+        var entities: [String] = []
+        for object in try fetch(descriptor) {
+            let identifier = object.persistentModelID
+            // With no unsaved changes of T (checked first), or without
+            // them (includePendingChanges false), every object has a row.
+            guard let rowID = identifier.rowID else {
+                throw ModelStoreError.unsupportedQuery(
+                    entity: T.entityName, expression: "a batched fetch",
+                    reason: "an object it matched has no row yet; save first")
+            }
+            keys.append(rowID)
+            if table.isPolymorphic { entities.append(identifier.entityName) }
+        }
+        return (keys, entities)
     }
 
     /// The objects of `keys`, in their order: registered ones as they are,
