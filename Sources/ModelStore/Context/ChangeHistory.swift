@@ -88,6 +88,8 @@ package struct HistoryRecorder {
     private var tombstones: [(entity: String, row: Int64, tombstone: String)] = []
     /// The shape of the update recorded last and the index of its group.
     private var lastUpdate: (shape: UpdateShape, group: Int)?
+    /// The table of the insert recorded last and the index of its group.
+    private var lastInsert: (table: ObjectIdentifier, group: Int)?
 
     private struct UpdateShape: Hashable {
         let table: ObjectIdentifier
@@ -104,6 +106,18 @@ package struct HistoryRecorder {
             entity: entity, kind: kind,
             properties: properties.map { "[" + $0.map(ValueJSON.quote).joined(separator: ",") + "]" })
         append(row, to: key)
+    }
+
+    /// An insert of a row of `table`. A save inserts in runs of one table,
+    /// so the group of the previous insert is tried first by the table's
+    /// identity, before its name is compared or hashed.
+    mutating func recordInsert(table: EntityTable, row: Int64) {
+        if let (last, index) = lastInsert, last == ObjectIdentifier(table) {
+            groups[index].rows.append(row)
+            return
+        }
+        record(.insert, entity: table.name, row: row)
+        lastInsert = lastGroup.map { (ObjectIdentifier(table), $0) }
     }
 
     /// An update of the properties `dirty` (ordinals) of a row of `table`.

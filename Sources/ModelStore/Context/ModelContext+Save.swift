@@ -141,7 +141,7 @@ extension ModelContext {
                     state.version = version
                     guard let table = state.table else { return }
                     if version == initialRowVersion {
-                        history.record(.insert, entity: table.name, row: rowID)
+                        history.recordInsert(table: table, row: rowID)
                     } else {
                         // An upsert into an existing row: an update of its attributes.
                         history.record(.update, entity: table.name, row: rowID, properties: table.entity.attributes.map(\.name))

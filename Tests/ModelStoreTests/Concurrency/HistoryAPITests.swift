@@ -82,6 +82,30 @@ struct HistoryAPITests {
         #expect(after.map(\.author) == ["sync"])
     }
 
+    @Test("A save inserting objects of two entities in turn records every insert under its own entity")
+    func interleavedInserts() throws {
+        let context = try SharedFile().context()
+        let journal = Journal(title: "J3")
+        let entry = JournalEntry(text: "E3")
+        let second = Journal(title: "J4")
+        context.insert(journal)
+        context.insert(entry)
+        context.insert(second)
+        try context.save()
+        let last = try #require(try context.fetchHistory(all()).last)
+        let changed = Set(last.changes.map(\.changedPersistentIdentifier))
+        #expect(changed == [journal.persistentModelID, entry.persistentModelID, second.persistentModelID])
+        #expect(last.changes.count == 3)
+        for change in last.changes {
+            guard case .insert(let insert) = change else {
+                Issue.record("expected an insert, found \(change)")
+                continue
+            }
+            let expected = insert.changedPersistentIdentifier == entry.persistentModelID ? "JournalEntry" : "Journal"
+            #expect(insert.changedPersistentIdentifier.entityName == expected)
+        }
+    }
+
     @Test("Author and timestamp filters, limits and order give what the predicate says, narrowed in SQL or not")
     func filters() throws {
         let file = try SharedFile()
