@@ -8,8 +8,13 @@
 //   values crossing as SQLite's. `PostgresForeignDatabase` is that session:
 //   it borrows an executor from the container's `PostgresConnectionPool`
 //   per transaction (or statement outside one), translates each statement
-//   once with `PostgresSQLTranslator`, and maps the server's errors to
-//   SQLite's codes (`PostgresStoreError`).
+//   once per container with `PostgresSQLTranslator` (the translations are
+//   shared by every session: `PostgresTranslationCache`), and maps the
+//   server's errors to SQLite's codes (`PostgresStoreError`). An upsert
+//   into a table with several UNIQUE constraints is sent again targeting
+//   the constraint its row collided with (`executeUpsert`), as SQLite's
+//   targetless upsert matches any. Result cells of the common types are
+//   read in place (`binaryValue`).
 // - `PostgresExecutor`: one connection, synchronous (ModelContext's API is),
 //   over postgres-nio's EventLoopFuture API, never waiting on an event loop;
 //   transactions, savepoints, reconnect at the next use after a lost
