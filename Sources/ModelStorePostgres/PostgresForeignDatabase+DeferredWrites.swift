@@ -28,7 +28,7 @@ extension PostgresForeignDatabase {
     /// - Throws: `SQLiteError` when the keys cannot be reserved.
     package func deferWrites(insertCounts: [String: Int]) throws(SQLiteError) {
         guard !isAutocommit else { return }
-        try sendHeldWrites(before: "reserving keys")
+        try sendHeldWrites()
         let counted = insertCounts.filter { $0.value > 0 && translator.keyColumns[$0.key] != nil }
             .sorted { $0.key < $1.key }
         var keys: [String: ClosedRange<Int64>] = [:]
@@ -76,9 +76,9 @@ extension PostgresForeignDatabase {
         return .some(key)
     }
 
-    /// Sends the writes held back before `sql` runs.
+    /// Sends the writes held back, before the next statement runs.
     /// - Throws: `SQLiteError` with the failed write's table in its message.
-    func sendHeldWrites(before sql: String) throws(SQLiteError) {
+    func sendHeldWrites() throws(SQLiteError) {
         guard deferral?.isHolding == true else { return }
         do {
             try sendHeld()
@@ -95,7 +95,7 @@ extension PostgresForeignDatabase {
     /// never be committed silently.
     /// - Throws: `SQLiteError` (busy, for such an UPDATE).
     func sendHeldWritesBeforeCommit() throws(SQLiteError) {
-        try sendHeldWrites(before: "COMMIT TRANSACTION")
+        try sendHeldWrites()
         if let miss = deferral?.misses.first {
             throw SQLiteError(
                 extendedCode: SQLiteError.busy,

@@ -147,7 +147,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
                 return noRows
             }
             // Whatever runs next sees the writes held before it.
-            try sendHeldWrites(before: sql)
+            try sendHeldWrites()
         }
         var binds = PostgresBindings(capacity: parameters.count)
         for value in parameters {
@@ -268,7 +268,7 @@ package final class PostgresForeignDatabase: ForeignDatabase {
 
     package func execute(_ sql: String) throws(SQLiteError) {
         if try controlTransaction(sql) { return }
-        try sendHeldWrites(before: sql)
+        try sendHeldWrites()
         do {
             defer { giveBackIfIdle() }
             lastChanges = try executor().execute(sql).affectedRows

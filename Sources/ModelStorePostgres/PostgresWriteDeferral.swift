@@ -92,6 +92,11 @@ struct PostgresWriteDeferral {
         } else if let known = batchIndex[write.sql] {
             index = known
         } else {
+            // No batch for an insert whose table has no key left: it would
+            // be sent empty.
+            if takesKey {
+                guard let reserved = keys[write.table], reserved.next <= reserved.last else { return (false, nil) }
+            }
             index = batches.count
             batchIndex[write.sql] = index
             batches.append(Batch(write: write, reserved: takesKey ? keys[write.table] : nil))

@@ -127,6 +127,45 @@ struct PostgresDeferredWriteTests {
         }
     }
 
+    @Test("an insert beyond the keys reserved runs alone, after the rows held before it, and no empty statement is sent")
+    func keysUsedUp() throws {
+        try withTable { connection, database in
+            try connection.transaction {
+                // Two keys reserved, three inserts.
+                try connection.deferWrites(insertCounts: ["T": 2])
+                let insert = try connection.prepare(Self.insertSQL)
+                for index in 0..<3 {
+                    try insert.bind("row \(index)", at: 1)
+                    try insert.bind(Double(index), at: 2)
+                    try insert.bind(SQLiteValue.null, at: 3)
+                    try insert.run()
+                }
+                #expect(database.heldRowCount == 0)
+                let before = database.statementsSent
+                #expect(try connection.sendDeferredWrites().isEmpty)
+                #expect(database.statementsSent == before)
+            }
+            let select = try connection.prepare(#"SELECT "s" FROM "T" ORDER BY "_pk""#)
+            var names: [SQLiteValue] = []
+            while try select.step() { names.append(select.value(at: 0)) }
+            #expect(names == (0..<3).map { .text("row \($0)") })
+
+            // A table with no key reserved at all holds no batch either.
+            try connection.transaction {
+                try connection.deferWrites(insertCounts: [:])
+                let insert = try connection.prepare(Self.insertSQL)
+                try insert.bind("alone", at: 1)
+                try insert.bind(0.5, at: 2)
+                try insert.bind(SQLiteValue.null, at: 3)
+                try insert.run()
+                #expect(database.heldRowCount == 0)
+                let before = database.statementsSent
+                #expect(try connection.sendDeferredWrites().isEmpty)
+                #expect(database.statementsSent == before)
+            }
+        }
+    }
+
     @Test("rows beyond one statement's limit go in the next statement, in order")
     func chunks() throws {
         try withTable { connection, database in
