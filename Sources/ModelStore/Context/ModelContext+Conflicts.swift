@@ -197,7 +197,7 @@ extension ModelContext {
         let storedVersion = exists ? statement.int64(at: table.versionColumn) : nil
         var storedValues: [Int: StoredComparison.StoredValue] = [:]
         var properties: [SaveConflict.Property] = []
-        let same = try connection.cachedStatement("SELECT ?1 IS ?2")
+        let same = try connection.valueStatement("SELECT ?1 IS ?2")
         for ordinal in table.columnOrdinals where !state.faults.contains(ordinal) || state.dirty.contains(ordinal) {
             let property = table.entity.properties[ordinal]
             let column = Int32(ordinal + 1)

@@ -192,7 +192,7 @@ private struct HistoryChangeBuilder {
             case .success(let value): stored = value
             case .failure(let failure): throw invalid(property.name, failure.reason)
             }
-            let statement = try connection.cachedStatement("SELECT ?1")
+            let statement = try connection.valueStatement("SELECT ?1")
             defer { statement.reset() }
             try statement.bind(stored.storedValue, at: 1)
             _ = try statement.step()

@@ -414,7 +414,7 @@ struct TablePlanner {
     /// a column value.
     func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> SQLiteValue? {
         guard let binder = entity.properties.first(where: { $0.name == attribute.name })?.defaultBinder else { return nil }
-        let statement = try connection.prepare("SELECT ?")
+        let statement = try connection.valueStatement("SELECT ?")
         do {
             try binder(statement, 1)
         } catch {

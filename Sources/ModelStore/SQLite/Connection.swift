@@ -35,6 +35,8 @@ package final class Connection {
     /// in-memory database.
     let path: String
     private var statementCache: [String: Statement] = [:]
+    /// `valueStatement(_:)`'s statements, by their SQL.
+    private var valueStatements: [String: Statement] = [:]
     /// ROLLBACK, compiled before the first write transaction begins:
     /// rolling back must not need memory to compile SQL, because it runs
     /// after errors such as SQLITE_NOMEM, when compiling fails too.
@@ -140,6 +142,7 @@ package final class Connection {
     deinit {
         // Statements must be finalized before the connection closes.
         statementCache.removeAll()
+        valueStatements.removeAll()
         rollbackStatement = nil
         sqlite3_close_v2(handle)
     }
@@ -203,6 +206,24 @@ package final class Connection {
         }
         let statement = try Statement(connection: self, sql: sql)
         statementCache[sql] = statement
+        return statement
+    }
+
+    /// A cached statement that only computes with the values bound to it
+    /// (`SELECT ?1 IS ?2`, `SELECT ?1`), prepared on this connection's own
+    /// SQLite database, never on a foreign one: values are compared and
+    /// converted as SQLite stores them (a conflict check compares the value
+    /// an object loaded with the stored one; the history reads a kept value
+    /// back through its type's reader), whichever database holds the store.
+    /// A server would type an unknown parameter as text, or refuse `IS`.
+    /// - Throws: `SQLiteError` when SQLite cannot prepare `sql`.
+    package func valueStatement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let statement = valueStatements[sql], !statement.isRunning {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: self, sql: sql, onSQLiteItself: true)
+        valueStatements[sql] = statement
         return statement
     }
 

@@ -64,8 +64,12 @@ public final class Statement {
     #endif
     private(set) var isRunning = false
 
-    init(connection: Connection, sql: String) throws(SQLiteError) {
-        if let database = connection.foreign {
+    /// Prepares `sql` on `connection`: on its foreign database when it has
+    /// one, unless `onSQLiteItself`, which prepares it on the connection's
+    /// own SQLite database (on a foreign connection, the private in-memory
+    /// one) for SQL that only computes with values.
+    init(connection: Connection, sql: String, onSQLiteItself: Bool = false) throws(SQLiteError) {
+        if !onSQLiteItself, let database = connection.foreign {
             let foreign = try ForeignStatement(database: database, sql: sql, memory: connection.handle, path: connection.path)
             self.foreign = foreign
             self.handle = foreign.parameters

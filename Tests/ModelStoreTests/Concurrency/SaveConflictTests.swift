@@ -16,17 +16,23 @@ import Testing
 }
 
 /// Two writers on one store: two contexts of one container, or two
-/// containers on one file (as two processes would be).
+/// containers on one store (as two processes or two servers would be).
 private struct TwoWriters {
-    let directory: TemporaryDirectory
+    /// The store, held so that its folder or PostgreSQL schema lives as
+    /// long as the writers.
+    let store: TestStore
+    let configuration: ModelConfiguration
     let first: ModelContext
     let second: ModelContext
 
-    var url: URL { directory.file() }
+    var url: URL { configuration.url }
 
-    init(separateContainers: Bool) throws {
-        directory = try TemporaryDirectory()
-        let configuration = ModelConfiguration(url: directory.file())
+    /// Writers on a store of `kind`; with no kind, on a SQLite file whatever
+    /// the run's environment says (for checks that read the file itself).
+    init(separateContainers: Bool, on kind: StoreKind? = nil) throws {
+        let store = try TestStore(kind ?? .inMemory)
+        self.store = store
+        configuration = kind == nil ? ModelConfiguration(url: store.directory.file()) : store.configuration
         let container = try ModelContainer(for: Schema([Counter.self]), configurations: [configuration])
         let other = separateContainers ? try ModelContainer(for: Schema([Counter.self]), configurations: [configuration]) : container
         let setup = ModelContext(container)
@@ -40,23 +46,34 @@ private struct TwoWriters {
         try #require(try context.fetch(FetchDescriptor<Counter>()).first)
     }
 
-    func storedValue() throws -> Int64? {
-        guard case .integer(let value)? = try StoreFile(url: url).rows("SELECT value FROM Counter").first?.first else { return nil }
-        return value
+    /// The stored counters as a container opened afresh reads them: name,
+    /// value and note of each, by name.
+    func storedRows() throws -> [[String]] {
+        let reader = ModelContext(try ModelContainer(for: Schema([Counter.self]), configurations: [configuration]))
+        return try reader.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.name)])).map {
+            [$0.name, String($0.value), $0.note]
+        }
+    }
+
+    func storedValue() throws -> Int? {
+        guard let row = try storedRows().first else { return nil }
+        return Int(row[1])
     }
 }
 
 @Suite("Save conflicts and merge policies")
 struct SaveConflictTests {
-    @Test("The lost update is a conflict: the second save throws naming the object and property, nothing written, changes kept", arguments: [false, true])
-    func lostUpdateThrows(separateContainers: Bool) throws {
-        let writers = try TwoWriters(separateContainers: separateContainers)
+    @Test(
+        "The lost update is a conflict: the second save throws naming the object and property, nothing written, changes kept",
+        arguments: StoreKind.backends, [false, true])
+    func lostUpdateThrows(kind: StoreKind, separateContainers: Bool) throws {
+        let writers = try TwoWriters(separateContainers: separateContainers, on: kind)
         let a = try writers.counter(writers.first)
         let b = try writers.counter(writers.second)
         a.value += 1
         b.value += 1
         try writers.first.save()
-        let before = try StoreFile(url: writers.url).everything()
+        let before = try writers.storedRows()
         do {
             try writers.second.save()
             Issue.record("the second save did not throw")
@@ -70,7 +87,7 @@ struct SaveConflictTests {
             #expect(conflict.properties.first?.unsavedValue == "1")
             #expect(conflict.propertiesChangedOnBothSides == ["value"])
         }
-        #expect(try StoreFile(url: writers.url).everything() == before)
+        #expect(try writers.storedRows() == before)
         #expect(writers.second.hasChanges)
         #expect(writers.second.changedPropertyNames(of: b) == ["value"])
         // The app rolls back, takes the stored value and tries again. With
@@ -87,9 +104,9 @@ struct SaveConflictTests {
         #expect(try writers.storedValue() == 2)
     }
 
-    @Test("Every conflicting object of a save is named, not only the first")
-    func everyConflictNamed() throws {
-        let writers = try TwoWriters(separateContainers: false)
+    @Test("Every conflicting object of a save is named, not only the first", arguments: StoreKind.backends)
+    func everyConflictNamed(kind: StoreKind) throws {
+        let writers = try TwoWriters(separateContainers: false, on: kind)
         writers.first.insert(Counter(name: "second"))
         try writers.first.save()
         let firstSide = try writers.first.fetch(FetchDescriptor<Counter>(sortBy: [SortDescriptor(\.name)]))
@@ -105,10 +122,12 @@ struct SaveConflictTests {
         }
     }
 
-    @Test("mergeByProperty merges properties changed on one side each; a property changed on both follows the winner")
-    func mergeByProperty() throws {
+    @Test(
+        "mergeByProperty merges properties changed on one side each; a property changed on both follows the winner",
+        arguments: StoreKind.backends)
+    func mergeByProperty(kind: StoreKind) throws {
         for winner in [MergeWinner.store, .object] {
-            let writers = try TwoWriters(separateContainers: true)
+            let writers = try TwoWriters(separateContainers: true, on: kind)
             let a = try writers.counter(writers.first)
             let b = try writers.counter(writers.second)
             a.value = 10
@@ -118,9 +137,8 @@ struct SaveConflictTests {
             try writers.first.save()
             writers.second.mergePolicy = .mergeByProperty(winner: winner)
             try writers.second.save()
-            let rows = try StoreFile(url: writers.url).rows("SELECT name, value, note FROM Counter")
             let name = winner == .store ? "store side" : "object name"
-            #expect(rows == [[.text(name), .integer(10), .text("object side")]])
+            #expect(try writers.storedRows() == [[name, "10", "object side"]])
             #expect(b.value == 10 && b.name == name && b.note == "object side")
             #expect(!writers.second.hasChanges)
             // The versions now agree: the next save of either side is a plain one (or a conflict for the stale one).
@@ -129,9 +147,11 @@ struct SaveConflictTests {
         }
     }
 
-    @Test("storeWins drops the object's changes and takes the stored values; objectWins writes the object over the row")
-    func storeAndObjectWins() throws {
-        let writers = try TwoWriters(separateContainers: false)
+    @Test(
+        "storeWins drops the object's changes and takes the stored values; objectWins writes the object over the row",
+        arguments: StoreKind.backends)
+    func storeAndObjectWins(kind: StoreKind) throws {
+        let writers = try TwoWriters(separateContainers: false, on: kind)
         let a = try writers.counter(writers.first)
         let b = try writers.counter(writers.second)
         a.value = 5
@@ -149,12 +169,12 @@ struct SaveConflictTests {
         try writers.second.save()
         // The save first merged the other context's value 6 into the
         // unchanged property, then the object's values overwrote the row.
-        #expect(try StoreFile(url: writers.url).rows("SELECT value, note FROM Counter") == [[.integer(6), .text("overwrite")]])
+        #expect(try writers.storedRows() == [["visits", "6", "overwrite"]])
     }
 
-    @Test("A row deleted underneath is a conflict: .error throws; the other policies accept the delete")
-    func deletedUnderneath() throws {
-        let writers = try TwoWriters(separateContainers: true)
+    @Test("A row deleted underneath is a conflict: .error throws; the other policies accept the delete", arguments: StoreKind.backends)
+    func deletedUnderneath(kind: StoreKind) throws {
+        let writers = try TwoWriters(separateContainers: true, on: kind)
         let a = try writers.counter(writers.first)
         let b = try writers.counter(writers.second)
         writers.first.delete(a)
@@ -171,12 +191,12 @@ struct SaveConflictTests {
         try writers.second.save()
         #expect(b.isDeleted)
         #expect(try writers.second.fetch(FetchDescriptor<Counter>()).isEmpty)
-        #expect(try StoreFile(url: writers.url).rows("SELECT count(*) FROM Counter") == [[.integer(0)]])
+        #expect(try writers.storedRows().isEmpty)
     }
 
-    @Test("Deleting a row changed underneath is a conflict; a custom policy decides per object")
-    func deleteOfChangedRowAndCustomPolicy() throws {
-        let writers = try TwoWriters(separateContainers: false)
+    @Test("Deleting a row changed underneath is a conflict; a custom policy decides per object", arguments: StoreKind.backends)
+    func deleteOfChangedRowAndCustomPolicy(kind: StoreKind) throws {
+        let writers = try TwoWriters(separateContainers: false, on: kind)
         let a = try writers.counter(writers.first)
         let b = try writers.counter(writers.second)
         a.value = 9

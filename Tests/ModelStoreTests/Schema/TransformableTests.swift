@@ -103,8 +103,8 @@ struct TransformableTests {
 
     /// A file store whose container is dropped after `body` saved, so that
     /// the caller reads what a reopened store holds.
-    private func savedStore(_ body: (ModelContext) throws -> Void) throws -> TestStore {
-        let store = try TestStore(.file)
+    private func savedStore(on kind: StoreKind = .file, _ body: (ModelContext) throws -> Void) throws -> TestStore {
+        let store = try TestStore(kind)
         let container = try store.container([Palette.self])
         let context = ModelContext(container)
         try body(context)
@@ -239,9 +239,11 @@ struct TransformableTests {
         #expect(stored?.isTransformable == true)
     }
 
-    @Test("A save conflict compares transformable values through the transformer: only the one changed in the store is listed")
-    func conflictComparesTransformedValues() throws {
-        let store = try savedStore { $0.insert(Palette(name: "Sea", primary: teal, hex: nil)) }
+    @Test(
+        "A save conflict compares transformable values through the transformer: only the one changed in the store is listed",
+        arguments: StoreKind.backends)
+    func conflictComparesTransformedValues(kind: StoreKind) throws {
+        let store = try savedStore(on: kind) { $0.insert(Palette(name: "Sea", primary: teal, hex: nil)) }
         let container = try store.container([Palette.self])
         let first = ModelContext(container)
         let second = ModelContext(container)
