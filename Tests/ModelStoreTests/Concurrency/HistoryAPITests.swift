@@ -23,16 +23,28 @@ import Testing
     init(text: String) { self.text = text }
 }
 
-/// Two containers on one file: what two processes of one app see.
+/// Two containers on one store: what two processes of one app, or two
+/// servers, see.
 private struct SharedFile {
-    let directory: TemporaryDirectory
-    var url: URL { directory.file() }
+    /// The store, held so that its folder or PostgreSQL schema lives as
+    /// long as the containers.
+    let store: TestStore
+    let configuration: ModelConfiguration
+    var url: URL { configuration.url }
 
-    init() throws { directory = try TemporaryDirectory() }
+    /// A store of `kind`; with no kind, a SQLite file whatever the run's
+    /// environment says (for checks that read or edit the file itself).
+    init(on kind: StoreKind? = nil) throws {
+        let store = try TestStore(kind ?? .inMemory)
+        self.store = store
+        configuration = kind == nil ? ModelConfiguration(url: store.directory.file()) : store.configuration
+    }
 
+    /// A container of its own; a read-only one (`allowsSave: false`) on
+    /// the SQLite file.
     func container(allowsSave: Bool = true) throws -> ModelContainer {
-        try ModelContainer(
-            for: Schema([Journal.self, JournalEntry.self]), configurations: [ModelConfiguration(url: url, allowsSave: allowsSave)])
+        let configuration = allowsSave ? configuration : ModelConfiguration(url: url, allowsSave: false)
+        return try ModelContainer(for: Schema([Journal.self, JournalEntry.self]), configurations: [configuration])
     }
 
     func context(author: String? = nil) throws -> ModelContext {
@@ -46,9 +58,9 @@ private func all() -> HistoryDescriptor<DefaultHistoryTransaction> { HistoryDesc
 
 @Suite("Persistent history: fetchHistory, deleteHistory, tokens")
 struct HistoryAPITests {
-    @Test("Saves of two containers on one file are transactions in order, with author, process, store and changes")
-    func twoContainers() throws {
-        let file = try SharedFile()
+    @Test("Saves of two containers on one file are transactions in order, with author, process, store and changes", arguments: StoreKind.backends)
+    func twoContainers(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let app = try file.context(author: "app")
         let sync = try file.context(author: "sync")
         let journal = Journal(title: "Travel")
@@ -82,9 +94,9 @@ struct HistoryAPITests {
         #expect(after.map(\.author) == ["sync"])
     }
 
-    @Test("A save inserting objects of two entities in turn records every insert under its own entity")
-    func interleavedInserts() throws {
-        let context = try SharedFile().context()
+    @Test("A save inserting objects of two entities in turn records every insert under its own entity", arguments: StoreKind.backends)
+    func interleavedInserts(kind: StoreKind) throws {
+        let context = try SharedFile(on: kind).context()
         let journal = Journal(title: "J3")
         let entry = JournalEntry(text: "E3")
         let second = Journal(title: "J4")
@@ -106,9 +118,9 @@ struct HistoryAPITests {
         }
     }
 
-    @Test("Author and timestamp filters, limits and order give what the predicate says, narrowed in SQL or not")
-    func filters() throws {
-        let file = try SharedFile()
+    @Test("Author and timestamp filters, limits and order give what the predicate says, narrowed in SQL or not", arguments: StoreKind.backends)
+    func filters(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let app = try file.context(author: "app")
         let tool = try file.context()
         for title in ["a", "b", "c"] {
@@ -169,9 +181,9 @@ struct HistoryAPITests {
         #expect(foreign.foreignToken == token)
     }
 
-    @Test("updatedAttributes are the key paths of the properties a save changed, relationships included")
-    func updatedKeyPaths() throws {
-        let file = try SharedFile()
+    @Test("updatedAttributes are the key paths of the properties a save changed, relationships included", arguments: StoreKind.backends)
+    func updatedKeyPaths(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let context = try file.context()
         let journal = Journal(title: "Travel")
         context.insert(journal)
@@ -193,9 +205,9 @@ struct HistoryAPITests {
         })
     }
 
-    @Test("A delete's tombstone holds the preserved attributes' values, typed; others read nil")
-    func tombstones() throws {
-        let file = try SharedFile()
+    @Test("A delete's tombstone holds the preserved attributes' values, typed; others read nil", arguments: StoreKind.backends)
+    func tombstones(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let context = try file.context()
         let due = Date(timeIntervalSince1970: 1_750_000_000.25)
         let journal = Journal(title: "Travel", code: "J-1", due: due)
@@ -260,9 +272,9 @@ struct HistoryAPITests {
         #expect(try context.fetchHistory(HistoryDescriptor<DefaultHistoryTransaction>(predicate: #Predicate { $0.token > last })).map(\.token.id) == [5])
     }
 
-    @Test("A token of another store, or later than any the store issued, has expired")
-    func foreignTokens() throws {
-        let file = try SharedFile()
+    @Test("A token of another store, or later than any the store issued, has expired", arguments: StoreKind.backends)
+    func foreignTokens(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let context = try file.context()
         context.insert(Journal(title: "a"))
         try context.save()
@@ -307,9 +319,9 @@ struct HistoryAPITests {
         #expect(try context.fetchHistory(all()).map(\.token.id) == [1])
     }
 
-    @Test("The library's reader: the changes after a token, flattened, or nil once expired")
-    func changesAfter() throws {
-        let file = try SharedFile()
+    @Test("The library's reader: the changes after a token, flattened, or nil once expired", arguments: StoreKind.backends)
+    func changesAfter(kind: StoreKind) throws {
+        let file = try SharedFile(on: kind)
         let context = try file.context()
         let journal = Journal(title: "a")
         context.insert(journal)
