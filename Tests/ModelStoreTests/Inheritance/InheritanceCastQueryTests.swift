@@ -18,14 +18,15 @@ import Testing
 /// agree.
 @Suite("Class inheritance: is and as? in predicates")
 struct InheritanceCastQueryTests {
-    let directory: TemporaryDirectory
+    /// A SQLite file, or PostgreSQL in the PostgreSQL pass of the suites.
+    let store: TestStore
     let container: ModelContainer
 
     init() throws {
-        directory = try TemporaryDirectory()
+        store = try TestStore(.file)
         container = try ModelContainer(
             for: Schema([Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]),
-            configurations: ModelConfiguration(url: directory.file()))
+            configurations: store.configuration)
         try Self.seed(ModelContext(container))
     }
 

@@ -12,12 +12,12 @@ struct InheritanceQueryTests {
         #expect(Vehicle._$persistentProperties[0].keyPath == \Vehicle.name as AnyKeyPath)
     }
 
-    @Test("A subclass fetch filters and sorts by inherited properties")
-    func predicateAndSortOnInheritedProperties() throws {
-        let directory = try TemporaryDirectory()
+    @Test("A subclass fetch filters and sorts by inherited properties", arguments: StoreKind.backends)
+    func predicateAndSortOnInheritedProperties(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let container = try ModelContainer(
             for: Schema([Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]),
-            configurations: ModelConfiguration(url: directory.file()))
+            configurations: store.configuration)
         let context = ModelContext(container)
         context.insert(Car(name: "Golf", doors: 4))
         context.insert(Car(name: "Beetle", doors: 2))
@@ -36,12 +36,12 @@ struct InheritanceQueryTests {
         #expect(sedans.map(\.name) == ["Passat"])
     }
 
-    @Test("fetchIdentifiers of a base class names each row's own entity, equal to its object's persistentModelID")
-    func identifiersNameTheRowsOwnEntity() throws {
-        let directory = try TemporaryDirectory()
+    @Test("fetchIdentifiers of a base class names each row's own entity, equal to its object's persistentModelID", arguments: StoreKind.backends)
+    func identifiersNameTheRowsOwnEntity(kind: StoreKind) throws {
+        let store = try TestStore(kind)
         let container = try ModelContainer(
             for: Schema([Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]),
-            configurations: ModelConfiguration(url: directory.file()))
+            configurations: store.configuration)
         let context = ModelContext(container)
         context.insert(Vehicle(name: "Cart"))
         context.insert(Car(name: "Golf", doors: 4))

@@ -8,15 +8,16 @@ import Testing
 /// relationship to the class itself, and undoing the delete restores it.
 @Suite("Deleting what a to-one without inverse to a superclass points to")
 struct DanglingToOneTests {
-    private func container(_ directory: TemporaryDirectory) throws -> ModelContainer {
+    /// A SQLite file, or PostgreSQL in the PostgreSQL pass of the suites.
+    private func container(_ store: TestStore) throws -> ModelContainer {
         try ModelContainer(
             for: Schema([Vehicle.self, Car.self, Sedan.self, Motorcycle.self, Garage.self]),
-            configurations: ModelConfiguration(url: directory.file()))
+            configurations: store.configuration)
     }
 
     @Test func aToOneToASuperclassIsClearedInTheStoreAndInMemory() throws {
-        let directory = try TemporaryDirectory()
-        let container = try container(directory)
+        let store = try TestStore(.file)
+        let container = try container(store)
         let context = ModelContext(container)
         let garage = Garage(name: "Bikes")
         let ducati = Motorcycle(name: "Ducati", displacement: 900)
@@ -33,8 +34,8 @@ struct DanglingToOneTests {
     }
 
     @Test func aToOneToASuperclassNotLoadedIsClearedInTheStore() throws {
-        let directory = try TemporaryDirectory()
-        let container = try container(directory)
+        let store = try TestStore(.file)
+        let container = try container(store)
         do {
             let context = ModelContext(container)
             let garage = Garage(name: "Bikes")
@@ -53,8 +54,8 @@ struct DanglingToOneTests {
     }
 
     @Test func undoingTheDeleteRestoresTheReference() throws {
-        let directory = try TemporaryDirectory()
-        let container = try container(directory)
+        let store = try TestStore(.file)
+        let container = try container(store)
         let context = ModelContext(container)
         let garage = Garage(name: "Bikes")
         let ducati = Motorcycle(name: "Ducati", displacement: 900)
