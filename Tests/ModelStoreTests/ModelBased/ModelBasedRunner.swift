@@ -40,8 +40,11 @@ final class MBRunner {
         }
     }
 
-    private let directory: TemporaryDirectory
-    let url: URL
+    /// The run's store: its folder, and its PostgreSQL schema on that
+    /// backend (dropped with the runner).
+    private let store: TestStore
+    /// The SQLite file in the store's folder, or the PostgreSQL schema.
+    let configuration: ModelConfiguration
     /// An empty in-memory store, whose context stands in while the file's
     /// container is dropped and opened again.
     private let placeholder: ModelContainer
@@ -64,19 +67,22 @@ final class MBRunner {
     /// objects the oracle no longer has.
     private var entities: [Int: MBEntity] = [:]
 
-    init(_ mode: Mode) throws {
+    /// A runner on a SQLite file (whatever the run's environment says), or
+    /// on PostgreSQL with `.postgres`.
+    init(_ mode: Mode, on kind: StoreKind = .file) throws {
         self.mode = mode
-        directory = try TemporaryDirectory()
-        url = directory.file("model-based.store")
-        let container = try Self.open(url)
+        let store = try TestStore(kind == .postgres ? .postgres : .inMemory)
+        self.store = store
+        configuration = kind == .postgres ? store.configuration : ModelConfiguration(url: store.directory.file("model-based.store"))
+        let container = try Self.open(configuration)
         self.container = container
         context = ModelContext(container)
         placeholder = try ModelContainer(
             for: Schema(modelBasedTypes), configurations: [ModelConfiguration(isStoredInMemoryOnly: true)])
     }
 
-    private static func open(_ url: URL) throws -> ModelContainer {
-        try ModelContainer(for: Schema(modelBasedTypes), configurations: [ModelConfiguration(url: url)])
+    private static func open(_ configuration: ModelConfiguration) throws -> ModelContainer {
+        try ModelContainer(for: Schema(modelBasedTypes), configurations: [configuration])
     }
 
     /// The steps a generator makes from `seed`, `count` of them, each fitting
@@ -100,7 +106,7 @@ final class MBRunner {
             newObjects = [:]
             context = ModelContext(placeholder)
             container = nil
-            try? FileManager.default.removeItem(at: directory.url)
+            try? FileManager.default.removeItem(at: store.directory.url)
         }
         for (index, step) in steps.enumerated() {
             stepIndex = index
@@ -234,7 +240,7 @@ final class MBRunner {
             // The old context and container go first: the file is opened anew.
             context = ModelContext(placeholder)
             container = nil
-            let container = try Self.open(url)
+            let container = try Self.open(configuration)
             self.container = container
             context = ModelContext(container)
             oracle = expected

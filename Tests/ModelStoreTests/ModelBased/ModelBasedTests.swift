@@ -21,22 +21,29 @@ struct ModelBasedTests {
 
     static var isStress: Bool { ProcessInfo.processInfo.environment["MODELSTORE_STRESS"] == "1" }
 
-    @Test("Inserts, attribute changes, relationship edits, deletes by every rule, saves, rollbacks, refetches and reopens agree with the oracle")
-    func randomSequences() throws {
+    /// On PostgreSQL each sequence makes a schema on the server, so fewer
+    /// sequences run there.
+    @Test(
+        "Inserts, attribute changes, relationship edits, deletes by every rule, saves, rollbacks, refetches and reopens agree with the oracle",
+        arguments: StoreKind.backends)
+    func randomSequences(kind: StoreKind) throws {
         let seed = Self.seed
-        let sequences = Self.isStress ? 20_000 : 300
-        print("Model-based test: \(sequences) sequences from seed \(seed) (MODELSTORE_MODEL_SEED=\(seed) repeats it)")
+        let sequences = kind == .postgres ? (Self.isStress ? 2_000 : 40) : (Self.isStress ? 20_000 : 300)
+        print("Model-based test on \(kind): \(sequences) sequences from seed \(seed) (MODELSTORE_MODEL_SEED=\(seed) repeats it)")
         var seeds = SeededGenerator(seed: seed)
         for index in 0..<sequences {
             let sequenceSeed = seeds.next()
             let length = 30 + Int(sequenceSeed % 31)
-            let steps = MBRunner.generate(seed: sequenceSeed, count: length)
+            let generated = MBRunner.generate(seed: sequenceSeed, count: length)
+            // PostgreSQL's text cannot hold NUL: a save refuses it, naming
+            // it (PostgresValueTests), so the strings there use U+0001.
+            let steps = kind == .postgres ? generated.map(\.withoutNUL) : generated
             let mode = MBRunner.Mode(sequence: index)
-            guard let failure = try MBRunner(mode).run(steps) else { continue }
+            guard let failure = try MBRunner(mode, on: kind).run(steps) else { continue }
             let shrunk = MBShrinker.shrink(steps, failure: failure) { candidate in
-                (try? MBRunner(mode))?.run(candidate)
+                (try? MBRunner(mode, on: kind))?.run(candidate)
             }
-            let replay = try MBRunner(mode)
+            let replay = try MBRunner(mode, on: kind)
             let final = replay.run(shrunk.steps) ?? shrunk.failure
             Issue.record(
                 """
@@ -44,7 +51,7 @@ struct ModelBasedTests {
                 \(steps.count) steps; shrunk to \(replay.transcript.count) steps:
                 \(replay.transcript.map { "    " + $0 }.joined(separator: "\n"))
                 After the last step: \(final.message)
-                (\(mode))
+                (\(mode), on \(kind))
                 """)
             return
         }
@@ -65,5 +72,25 @@ struct ModelBasedTests {
         let failure = try #require(fails(steps))
         let shrunk = MBShrinker.shrink(steps, failure: failure, fails: fails)
         #expect(shrunk.steps == [.setAttribute(7, attribute: 0, .int(7)), .setAttribute(23, attribute: 0, .int(23))])
+    }
+}
+
+extension MBStep {
+    /// The step with NUL in its strings replaced by U+0001.
+    var withoutNUL: MBStep {
+        switch self {
+        case .insert(let entity, let serial, let values): .insert(entity, serial: serial, values.map(\.withoutNUL))
+        case .insertRelated(let holder, let relationship, let serial, let values):
+            .insertRelated(holder: holder, relationship: relationship, serial: serial, values.map(\.withoutNUL))
+        case .setAttribute(let serial, let attribute, let value): .setAttribute(serial, attribute: attribute, value.withoutNUL)
+        default: self
+        }
+    }
+}
+
+extension MBValue {
+    fileprivate var withoutNUL: MBValue {
+        guard case .string(let text) = self else { return self }
+        return .string(text.replacingOccurrences(of: "\u{0}", with: "\u{1}"))
     }
 }
