@@ -38,7 +38,11 @@ import Testing
         let context = ModelContext(container)
         let counter = try StatementCounter(context)
         let viaSQL = try context.fetch(FetchDescriptor(sortBy: sortBy)).map(\.count)
-        #expect(counter.statements.first?.contains("COLLATE MODELSTORE_LOCALIZED") == true, sourceLocation: sourceLocation)
+        // SQLite sorts through the Swift collation it is given; PostgreSQL
+        // has no such collation, so there the rows are sorted in Swift.
+        if store.postgresSchema == nil {
+            #expect(counter.statements.first?.contains("COLLATE MODELSTORE_LOCALIZED") == true, sourceLocation: sourceLocation)
+        }
         let all = try context.fetch(FetchDescriptor<Q.Gadget>(sortBy: [SortDescriptor(\.count)]))
         let inMemory = all.sorted(using: sortBy + [SortDescriptor(\.count)]).map(\.count)
         #expect(viaSQL == inMemory, "\(label)", sourceLocation: sourceLocation)
