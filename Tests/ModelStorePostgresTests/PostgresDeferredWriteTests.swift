@@ -100,8 +100,8 @@ struct PostgresDeferredWriteTests {
 
     /// Reserves `count` keys of `"T"` and holds back `count` inserts of
     /// rows `"row 0"`, `"row 1"`….
-    private static func holdInserts(_ count: Int, on connection: Connection) throws {
-        try connection.deferWrites(insertCounts: ["T": count])
+    private static func holdInserts(_ count: Int, reserving reserved: Int? = nil, on connection: Connection) throws {
+        try connection.deferWrites(insertCounts: ["T": reserved ?? count])
         let insert = try connection.prepare(insertSQL)
         for index in 0..<count {
             try insert.bind("row \(index)", at: 1)
@@ -130,20 +130,16 @@ struct PostgresDeferredWriteTests {
     @Test("an insert beyond the keys reserved runs alone, after the rows held before it, and no empty statement is sent")
     func keysUsedUp() throws {
         try withTable { connection, database in
-            try connection.transaction {
-                // Two keys reserved, three inserts.
-                try connection.deferWrites(insertCounts: ["T": 2])
-                let insert = try connection.prepare(Self.insertSQL)
-                for index in 0..<3 {
-                    try insert.bind("row \(index)", at: 1)
-                    try insert.bind(Double(index), at: 2)
-                    try insert.bind(SQLiteValue.null, at: 3)
-                    try insert.run()
-                }
+            /// Nothing is held back and nothing is left to send.
+            func expectNothingHeld() throws {
                 #expect(database.heldRowCount == 0)
                 let before = database.statementsSent
                 #expect(try connection.sendDeferredWrites().isEmpty)
                 #expect(database.statementsSent == before)
+            }
+            try connection.transaction {
+                try Self.holdInserts(3, reserving: 2, on: connection)
+                try expectNothingHeld()
             }
             let select = try connection.prepare(#"SELECT "s" FROM "T" ORDER BY "_pk""#)
             var names: [SQLiteValue] = []
@@ -152,16 +148,8 @@ struct PostgresDeferredWriteTests {
 
             // A table with no key reserved at all holds no batch either.
             try connection.transaction {
-                try connection.deferWrites(insertCounts: [:])
-                let insert = try connection.prepare(Self.insertSQL)
-                try insert.bind("alone", at: 1)
-                try insert.bind(0.5, at: 2)
-                try insert.bind(SQLiteValue.null, at: 3)
-                try insert.run()
-                #expect(database.heldRowCount == 0)
-                let before = database.statementsSent
-                #expect(try connection.sendDeferredWrites().isEmpty)
-                #expect(database.statementsSent == before)
+                try Self.holdInserts(1, reserving: 0, on: connection)
+                try expectNothingHeld()
             }
         }
     }

@@ -415,6 +415,7 @@ struct TablePlanner {
     func defaultValue(of attribute: Schema.Attribute, in entity: Schema.Entity) throws -> SQLiteValue? {
         guard let binder = entity.properties.first(where: { $0.name == attribute.name })?.defaultBinder else { return nil }
         let statement = try connection.valueStatement("SELECT ?")
+        defer { statement.reset() }
         do {
             try binder(statement, 1)
         } catch {
