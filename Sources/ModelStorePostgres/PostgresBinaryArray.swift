@@ -77,20 +77,24 @@ package enum PostgresBinaryArray {
         // Bytes in an array, made a ByteBuffer once: appending to an array
         // costs a fraction of a ByteBuffer write per integer.
         var bytes = Writer(capacity: 20 + values.count * 16)
-        let hasNull = values.contains { if case .null = $0 { true } else { false } }
-        // The header: one dimension, the null flag, the element type, the
-        // dimension's length and its lower bound (1); an empty array has
-        // no dimension.
+        // The header: one dimension, the null flag (set below once a NULL
+        // is written), the element type, the dimension's length and its
+        // lower bound (1); an empty array has no dimension.
         bytes.int32(values.isEmpty ? 0 : 1)
-        bytes.int32(hasNull ? 1 : 0)
+        let nullFlag = bytes.bytes.count
+        bytes.int32(0)
         bytes.int32(Int32(bitPattern: element.oid.rawValue))
         if !values.isEmpty {
             bytes.int32(Int32(values.count))
             bytes.int32(1)
         }
+        var hasNull = false
         for (index, value) in values.enumerated() {
+            if case .null = value { hasNull = true }
             guard try write(value, as: element, to: &bytes, index: index) else { return nil }
         }
+        // The flag is big-endian 1: its last byte.
+        if hasNull { bytes.bytes[nullFlag + 3] = 1 }
         return BinaryArrayParameter(psqlType: element.arrayOID, bytes: ByteBuffer(bytes: bytes.bytes))
     }
 
@@ -103,6 +107,7 @@ package enum PostgresBinaryArray {
         mutating func int32(_ value: Int32) { uint(UInt64(UInt32(bitPattern: value)), byteCount: 4) }
         mutating func int64(_ value: Int64) { uint(UInt64(bitPattern: value), byteCount: 8) }
 
+        /// The low `byteCount` bytes of `value`, most significant first.
         mutating func uint(_ value: UInt64, byteCount: Int) {
             var shift = (byteCount - 1) * 8
             while shift >= 0 {
@@ -153,11 +158,14 @@ package enum PostgresBinaryArray {
         case (.float4, .text("NaN")):
             bytes.int32(4)
             bytes.uint(UInt64(Float.nan.bitPattern), byteCount: 4)
-        case (.text, .text(let text)), (.json, .text(let text)):
-            let utf8 = text.utf8
-            if utf8.contains(0) { throw PostgresArrayText.NULCharacter(index: index) }
-            bytes.int32(Int32(utf8.count))
-            bytes.append(utf8)
+        case (.text, .text(var text)), (.json, .text(var text)):
+            let hasNUL = text.withUTF8 { utf8 in
+                bytes.int32(Int32(utf8.count))
+                bytes.append(utf8)
+                guard let base = utf8.baseAddress else { return false }
+                return memchr(base, 0, utf8.count) != nil
+            }
+            if hasNUL { throw PostgresArrayText.NULCharacter(index: index) }
         case (.bytea, .blob(let data)):
             bytes.int32(Int32(data.count))
             bytes.append(data)

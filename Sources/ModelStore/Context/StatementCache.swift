@@ -26,11 +26,26 @@ struct StatementCache {
 
     /// The statement for `purpose` on `table`, prepared on first use from
     /// `sql()`. Callers reset it after use.
+    ///
+    /// The check against the last statement is always inlined: a save asks
+    /// for a statement per object, and left to the inliner (whose choice
+    /// moves with the size of the save's loop) the call and the retain and
+    /// release around it cost more than the check.
     /// - Throws: `SQLiteError` when the SQL does not compile.
+    @inline(__always)
     mutating func statement(
         _ purpose: Purpose, for table: EntityTable, on connection: Connection, sql: () -> String
     ) throws -> Statement {
         if let lastStatement, lastTable == ObjectIdentifier(table), lastPurpose == purpose { return lastStatement }
+        return try cachedStatement(purpose, for: table, on: connection, sql: sql)
+    }
+
+    /// `statement(_:for:on:sql:)` when the statement is not the last one.
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    @inline(never)
+    private mutating func cachedStatement(
+        _ purpose: Purpose, for table: EntityTable, on connection: Connection, sql: () -> String
+    ) throws -> Statement {
         let key = Key(table: ObjectIdentifier(table), purpose: purpose)
         let statement: Statement
         if let cached = statements[key] {

@@ -6,13 +6,14 @@ import Foundation
 /// `Statement` exactly as it does for SQLite: the backend seam.
 ///
 /// SQLite's values are the seam's format. A statement's bound values are
-/// captured by a small SQLite statement (`SELECT ?1, ?2, …`) and handed to
-/// `run(_:parameters:)` as `SQLiteValue`s; each row the foreign database
-/// returns is bound into another such statement and stepped, so that the
-/// generated `init(_$row:)`, `PersistentRow` and every typed read see an
-/// ordinary SQLite row. The SQLite path is untouched but for one nil check
-/// per step; a foreign database pays a bind and a step per value, small
-/// beside a network round trip.
+/// kept as `SQLiteValue`s as they are bound (SQLite refuses each bind into
+/// the statement's parameterless stand-in, and the refusal hands the value
+/// over) and passed to `run(_:parameters:)`; each row the foreign database
+/// returns is bound into a small SQLite statement (`SELECT ?1, ?2, …`) and
+/// stepped, so that the generated `init(_$row:)`, `PersistentRow` and every
+/// typed read see an ordinary SQLite row. The SQLite path is untouched but
+/// for a nil check per step and per reset; a foreign database pays a bind
+/// and a step per value it returns, small beside a network round trip.
 ///
 /// The SQL is the library's, written for SQLite with `?` and `?NNN`
 /// placeholders; translating it (placeholders, types, functions) is the
@@ -97,18 +98,26 @@ package final class BufferedForeignRows: ForeignRows {
 }
 
 /// What a `Statement` on a foreign connection adds to SQLite's statement:
-/// the SQL it sends, the echo statements its values pass through, and the
-/// run in progress.
+/// the SQL it sends, the values bound to it, the echo statement its rows
+/// pass through, and the run in progress.
 ///
-/// Invariant: the statement binds into `parameters`, and reads its rows
-/// from the echo of the last run's columns once a run starts; both are
-/// finalized here, never by the statement.
+/// Invariants: the statement binds into `parameters`, which has no
+/// parameters, so SQLite refuses every bind and the statement hands the
+/// value to `keep(_:at:)`; `bound` holds one value per parameter (NULL
+/// until bound, as SQLite's are). Rows are read from the echo of the last
+/// run's columns once a run starts. Both echoes are finalized here, never
+/// by the statement.
 final class ForeignStatement {
     let database: any ForeignDatabase
-    /// `SELECT ?1, …, ?n` for the SQL's n parameters: binding writes into it,
-    /// and one step reads the values back for `run`.
+    /// `SELECT NULL, …` as wide as the SQL's parameters, with none of its
+    /// own: what the statement binds to (and is read from before its first
+    /// run, so that the column count is the parameters').
     let parameters: OpaquePointer
     let parameterCount: Int32
+    /// The values bound, `?1` first; kept from run to run until cleared,
+    /// as SQLite keeps bindings across a reset.
+    // Unchecked: written for every value bound, and a statement is confined to its connection.
+    @exclusivity(unchecked) private var bound: [SQLiteValue]
     /// `SELECT ?1 AS "name1", …` for the current result's columns, made
     /// again only when a result's columns differ from the last one's.
     private var rowEcho: OpaquePointer?
@@ -119,7 +128,8 @@ final class ForeignStatement {
     init(database: any ForeignDatabase, sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) {
         self.database = database
         parameterCount = ForeignStatement.parameterCount(in: sql)
-        parameters = try ForeignStatement.echo(width: parameterCount, names: nil, memory: memory, path: path)
+        bound = Array(repeating: .null, count: Int(parameterCount))
+        parameters = try ForeignStatement.echo(width: parameterCount, names: nil, bindable: false, memory: memory, path: path)
     }
 
     deinit {
@@ -127,28 +137,29 @@ final class ForeignStatement {
         if let rowEcho { sqlite3_finalize(rowEcho) }
     }
 
-    /// Sends the statement with the values bound to `parameters`, and
-    /// returns the echo that the rows are read through.
+    /// Keeps `value` as parameter `index` (1-based): false when the SQL
+    /// has no such parameter.
+    func keep(_ value: SQLiteValue, at index: Int32) -> Bool {
+        guard index >= 1, index <= parameterCount else { return false }
+        bound[Int(index - 1)] = value
+        return true
+    }
+
+    /// Makes every parameter NULL again, as `sqlite3_clear_bindings` does.
+    func clearBindings() {
+        for index in bound.indices { bound[index] = .null }
+    }
+
+    /// Sends the statement with the values bound, and returns the echo
+    /// that the rows are read through.
     func start(sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) -> OpaquePointer {
-        var values: [SQLiteValue] = []
-        if parameterCount > 0 {
-            values.reserveCapacity(Int(parameterCount))
-            let code = sqlite3_step(parameters)
-            guard code == SQLITE_ROW else {
-                sqlite3_reset(parameters)
-                throw makeError(code, memory, sql: sql, path: path)
-            }
-            for column in 0..<parameterCount { values.append(ForeignStatement.value(of: parameters, at: column)) }
-            // Reset keeps the bindings, so that `rewind()` runs the same values again.
-            sqlite3_reset(parameters)
-        }
-        let result = try database.run(sql, parameters: values)
+        let result = try database.run(sql, parameters: bound)
         let echo: OpaquePointer
         if let rowEcho, result.columnNames == rowEchoColumns {
             echo = rowEcho
         } else {
             echo = try ForeignStatement.echo(
-                width: Int32(result.columnNames.count), names: result.columnNames, memory: memory, path: path)
+                width: Int32(result.columnNames.count), names: result.columnNames, bindable: true, memory: memory, path: path)
             if let rowEcho { sqlite3_finalize(rowEcho) }
             rowEcho = echo
             rowEchoColumns = result.columnNames
@@ -191,9 +202,12 @@ final class ForeignStatement {
         SQLPlaceholders.scan(sql).count
     }
 
-    /// `SELECT ?1, …, ?width` (with `names` as the columns' names), prepared
-    /// on the connection's in-memory database.
-    private static func echo(width: Int32, names: [String]?, memory: OpaquePointer, path: String) throws(SQLiteError) -> OpaquePointer {
+    /// `SELECT ?1, …, ?width` (with `names` as the columns' names), or
+    /// `SELECT NULL, …` as wide when not `bindable`, prepared on the
+    /// connection's in-memory database.
+    private static func echo(
+        width: Int32, names: [String]?, bindable: Bool, memory: OpaquePointer, path: String
+    ) throws(SQLiteError) -> OpaquePointer {
         var sql = "SELECT "
         if width == 0 {
             sql += "NULL"
@@ -204,7 +218,7 @@ final class ForeignStatement {
             // square of its width to prepare.
             for index in 1...width {
                 if index > 1 { sql += ", " }
-                sql += "?"
+                sql += bindable ? "?" : "NULL"
                 if let names { sql += " AS " + quoteIdentifier(names[Int(index - 1)]) }
             }
         }
@@ -212,22 +226,6 @@ final class ForeignStatement {
         let code = sqlite3_prepare_v3(memory, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &handle, nil)
         guard code == SQLITE_OK, let handle else { throw makeError(code, memory, sql: sql, path: path) }
         return handle
-    }
-
-    private static func value(of statement: OpaquePointer, at column: Int32) -> SQLiteValue {
-        switch sqlite3_column_type(statement, column) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, column))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, column))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(statement, column) else { return .text("") }
-            let count = Int(sqlite3_column_bytes(statement, column))
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self))
-        case SQLITE_BLOB:
-            let count = Int(sqlite3_column_bytes(statement, column))
-            guard count > 0, let bytes = sqlite3_column_blob(statement, column) else { return .blob(Data()) }
-            return .blob(Data(bytes: bytes, count: count))
-        default: return .null
-        }
     }
 
     private static func bind(

@@ -47,9 +47,10 @@ public final class Statement {
     // Unchecked: read for every column, and a statement is confined to its connection.
     @exclusivity(unchecked) @usableFromInline private(set) var handle: OpaquePointer
     /// The SQLite statement that values are bound to: `handle` on a SQLite
-    /// connection, the parameter echo on a foreign one. Apart from `handle`
-    /// so that reset and rewind need no foreign case: a branch there, on a
-    /// save's path for every row, costs the save more than the branch.
+    /// connection; on a foreign one an echo without parameters, which
+    /// refuses every bind (see Binding). Apart from `handle` so that rewind
+    /// needs no foreign case: a branch there, on a save's path for every
+    /// row, costs the save more than the branch.
     private let bindHandle: OpaquePointer
     let sql: String
     /// Where the statement runs when the connection's database is not
@@ -133,6 +134,7 @@ public final class Statement {
         // The step that failed already reported its error; reset's result repeats it.
         sqlite3_reset(handle)
         sqlite3_clear_bindings(bindHandle)
+        if let foreign { foreign.clearBindings() }
         isRunning = false
     }
 
@@ -175,13 +177,20 @@ public final class Statement {
     }
 
     // MARK: Binding (1-based indexes)
+    // On a foreign connection `bindHandle` is an echo without parameters,
+    // so every bind is refused as out of range, and the refusal hands the
+    // value to the foreign statement (`bindingRefused`): SQLite's path pays
+    // nothing for the seam, and a foreign statement's values are kept as
+    // they came, never copied into SQLite and read back.
 
     package func bind(_ value: Int64, at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_int64(bindHandle, index, value))
+        let code = sqlite3_bind_int64(bindHandle, index, value)
+        guard code == SQLITE_OK else { return try bindingRefused(code, .integer(value), at: index) }
     }
 
     package func bind(_ value: Double, at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_double(bindHandle, index, value))
+        let code = sqlite3_bind_double(bindHandle, index, value)
+        guard code == SQLITE_OK else { return try bindingRefused(code, .real(value), at: index) }
     }
 
     package func bind(_ value: String, at index: Int32) throws(SQLiteError) {
@@ -194,7 +203,7 @@ public final class Statement {
             }
             return sqlite3_bind_text(bindHandle, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
         }
-        try checkBinding(code)
+        guard code == SQLITE_OK else { return try bindingRefused(code, .text(value), at: index) }
     }
 
     package func bind(_ value: Data, at index: Int32) throws(SQLiteError) {
@@ -205,19 +214,22 @@ public final class Statement {
             }
             return sqlite3_bind_blob(bindHandle, index, base, Int32(buffer.count), transientDestructor)
         }
-        try checkBinding(code)
+        guard code == SQLITE_OK else { return try bindingRefused(code, .blob(value), at: index) }
     }
 
     func bindNull(at index: Int32) throws(SQLiteError) {
-        try checkBinding(sqlite3_bind_null(bindHandle, index))
+        let code = sqlite3_bind_null(bindHandle, index)
+        guard code == SQLITE_OK else { return try bindingRefused(code, .null, at: index) }
     }
 
-    /// `check` for a bind's result. The connection (an unowned reference,
-    /// which costs a retain and a release to read) and the SQL are only read
-    /// when the bind failed, not for each of the values a save binds.
-    @inline(__always)
-    private func checkBinding(_ code: Int32) throws(SQLiteError) {
-        guard code != SQLITE_OK else { return }
+    /// A bind SQLite refused: on a foreign statement, the value it keeps
+    /// (when `index` is one of its parameters); else the error. Out of
+    /// line and only reached on refusal, so that the binds a save makes
+    /// neither build the value nor read the connection (an unowned
+    /// reference, a retain and a release) or the SQL.
+    @inline(never)
+    private func bindingRefused(_ code: Int32, _ value: SQLiteValue, at index: Int32) throws(SQLiteError) {
+        if let foreign, code == SQLITE_RANGE, foreign.keep(value, at: index) { return }
         throw makeError(code, connection.handle, sql: sql, path: nil)
     }
 

@@ -90,6 +90,29 @@ struct ForeignDatabaseTests {
         #expect(values == [.integer(7), .integer(7), .null])
     }
 
+    @Test("a bind outside the SQL's parameters is refused as SQLite refuses it, on either connection")
+    func bindOutOfRange() throws {
+        let (foreign, _) = try seamConnection()
+        let sqlite = try Connection(location: ":memory:", mode: .create)
+        for connection in [foreign, sqlite] {
+            try connection.execute("CREATE TABLE t (x)")
+            let insert = try connection.prepare("INSERT INTO t VALUES (?)")
+            for index: Int32 in [0, 2] {
+                #expect {
+                    try insert.bind("one", at: index)
+                } throws: { error in
+                    (error as? SQLiteError)?.extendedCode == 25 && (error as? SQLiteError)?.sql == "INSERT INTO t VALUES (?)"
+                }
+            }
+            #expect(throws: SQLiteError.self) { try insert.bindNull(at: 3) }
+            try insert.bind(Data([9]), at: 1)
+            try insert.run()
+            let select = try connection.prepare("SELECT x FROM t")
+            #expect(try select.step())
+            #expect(select.value(at: 0) == .blob(Data([9])), "a refused bind leaves the bound values as they were")
+        }
+    }
+
     @Test("a statement runs while another one's rows are still being read")
     func nestedStatements() throws {
         let (connection, _) = try seamConnection()
