@@ -14,7 +14,8 @@
 //   into a table with several UNIQUE constraints is sent again targeting
 //   the constraint its row collided with (`executeUpsert`), as SQLite's
 //   targetless upsert matches any. Result cells of the common types are
-//   read in place (`binaryValue`).
+//   read in place (`PostgresResultRows`), text bound into SQLite straight
+//   from the server's bytes.
 // - `PostgresExecutor`: one connection, synchronous (ModelContext's API is),
 //   over postgres-nio's EventLoopFuture API, never waiting on an event loop;
 //   transactions, savepoints, reconnect at the next use after a lost

@@ -177,22 +177,10 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         }
         lastChanges = result.affectedRows
         if translation.returnedKey != nil {
-            if let cell = result.rows.first?.first, case .integer(let key) = try Self.value(of: cell, sql: sql) { lastRowID = key }
+            if let cell = result.rows.first?.first, case .integer(let key) = try PostgresResultRows.value(of: cell, sql: sql) { lastRowID = key }
             return BufferedForeignRows(columnNames: [], rows: [])
         }
-        var columnNames: [String] = []
-        var rows: [[SQLiteValue]] = []
-        rows.reserveCapacity(result.rows.count)
-        for row in result.rows {
-            var values: [SQLiteValue] = []
-            values.reserveCapacity(row.count)
-            for cell in row {
-                if rows.isEmpty && values.count == columnNames.count { columnNames.append(cell.columnName) }
-                values.append(try Self.value(of: cell, sql: sql))
-            }
-            rows.append(values)
-        }
-        return BufferedForeignRows(columnNames: columnNames, rows: rows)
+        return PostgresResultRows(result.rows, sql: sql)
     }
 
     /// Runs an upsert into a table with several UNIQUE constraints: first
@@ -313,68 +301,6 @@ package final class PostgresForeignDatabase: ForeignDatabase {
             throw Self.sqliteError(error, sql: sql)
         }
         return true
-    }
-
-    /// One cell as the SQLite value the library reads: integers and
-    /// booleans as integers, floating point as reals, numeric as its exact
-    /// decimal text, bytea as a blob, text-like and uuid as text, NULL as NULL.
-    /// - Throws: `SQLiteError` naming the column and its PostgreSQL type for any other type.
-    static func value(of cell: PostgresCell, sql: String) throws(SQLiteError) -> SQLiteValue {
-        guard let bytes = cell.bytes else { return .null }
-        if cell.format == .binary, let value = binaryValue(bytes, type: cell.dataType) { return value }
-        do {
-            switch cell.dataType {
-            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
-            case .bool: return .integer(try cell.decode(Bool.self) ? 1 : 0)
-            case .float4, .float8:
-                // SQLite turns a bound NaN into NULL; the library stores it as
-                // the text 'NaN' (see ValueKind.columnType) and reads that.
-                let real = try cell.decode(Double.self)
-                return real.isNaN ? .text("NaN") : .real(real)
-            case .text, .varchar, .name, .bpchar, .json: return .text(try cell.decode(String.self))
-            case .uuid: return .text(try cell.decode(UUID.self).uuidString)
-            case .bytea: return .blob(Data(bytes.readableBytesView))
-            case .numeric:
-                if cell.format == .binary, let text = numericText(from: bytes) { return .text(text) }
-                return .text(try cell.decode(String.self))
-            default:
-                break
-            }
-        } catch {
-            throw SQLiteError(
-                extendedCode: SQLiteError.error,
-                message: "column \(cell.columnName) (\(cell.dataType)) cannot be read: \(error)", sql: sql)
-        }
-        throw SQLiteError(
-            extendedCode: SQLiteError.error,
-            message: "column \(cell.columnName) has PostgreSQL type \(cell.dataType), which the backend seam does not carry", sql: sql)
-    }
-
-    /// The commonest types' binary forms (network byte order), read in
-    /// place rather than through postgres-nio's generic decoding, which a
-    /// result of many rows pays per cell; nil for another type or an
-    /// unexpected length, which `value(of:sql:)` reads through postgres-nio
-    /// (and reports if it cannot). NaN is the text 'NaN', as there.
-    static func binaryValue(_ bytes: ByteBuffer, type: PostgresDataType) -> SQLiteValue? {
-        let start = bytes.readerIndex
-        switch (type, bytes.readableBytes) {
-        case (.int8, 8): return bytes.getInteger(at: start, as: Int64.self).map { .integer($0) }
-        case (.int4, 4): return bytes.getInteger(at: start, as: Int32.self).map { .integer(Int64($0)) }
-        case (.int2, 2): return bytes.getInteger(at: start, as: Int16.self).map { .integer(Int64($0)) }
-        case (.float8, 8):
-            return bytes.getInteger(at: start, as: UInt64.self).map { bits in
-                let real = Double(bitPattern: bits)
-                return real.isNaN ? .text("NaN") : .real(real)
-            }
-        case (.float4, 4):
-            return bytes.getInteger(at: start, as: UInt32.self).map { bits in
-                let real = Double(Float(bitPattern: bits))
-                return real.isNaN ? .text("NaN") : .real(real)
-            }
-        case (.bool, 1): return bytes.getInteger(at: start, as: UInt8.self).map { .integer($0 == 0 ? 0 : 1) }
-        case (.text, _), (.varchar, _): return bytes.getString(at: start, length: bytes.readableBytes).map { .text($0) }
-        default: return nil
-        }
     }
 
     /// `error` with the SQLite code the library classifies its kind by.

@@ -8,12 +8,13 @@ import Foundation
 /// SQLite's values are the seam's format. A statement's bound values are
 /// kept as `SQLiteValue`s as they are bound (SQLite refuses each bind into
 /// the statement's parameterless stand-in, and the refusal hands the value
-/// over) and passed to `run(_:parameters:)`; each row the foreign database
-/// returns is bound into a small SQLite statement (`SELECT ?1, ?2, …`) and
-/// stepped, so that the generated `init(_$row:)`, `PersistentRow` and every
-/// typed read see an ordinary SQLite row. The SQLite path is untouched but
-/// for a nil check per step and per reset; a foreign database pays a bind
-/// and a step per value it returns, small beside a network round trip.
+/// over) and passed to `run(_:parameters:)`; the foreign database binds
+/// each row it returns, straight from its own form, into a small SQLite
+/// statement (`SELECT ?1, ?2, …`, see `ForeignRow`), which is stepped, so
+/// that the generated `init(_$row:)`, `PersistentRow` and every typed read
+/// see an ordinary SQLite row. The SQLite path is untouched but for a nil
+/// check per step and per reset; a foreign database pays a bind and a step
+/// per value it returns, small beside a network round trip.
 ///
 /// The SQL is the library's, written for SQLite with `?` and `?NNN`
 /// placeholders; translating it (placeholders, types, functions) is the
@@ -78,9 +79,48 @@ package protocol ForeignRows: AnyObject {
     /// The result's column names, in order; empty for a statement without rows.
     var columnNames: [String] { get }
 
-    /// The next row's values (as many as `columnNames`), or nil after the last.
+    /// Binds the next row's values into `row`, one per column (column 0 at
+    /// index 1), and returns true; false after the last row, binding nothing.
     /// - Throws: `SQLiteError` when the rest of the result cannot be read.
-    func next() throws(SQLiteError) -> [SQLiteValue]?
+    func bindNext(into row: inout ForeignRow) throws(SQLiteError) -> Bool
+}
+
+/// The SQLite row a foreign result's row is bound into (the row echo,
+/// `SELECT ?1, ?2, …` as wide as the result's columns), written straight
+/// from the foreign database's own form: a text value's bytes are copied
+/// once, into SQLite, with no `String` or `SQLiteValue` made on the way.
+///
+/// A bind never throws here: the first failure's code is kept, and
+/// `ForeignStatement` reports it (and a row that bound a value count other
+/// than its columns') once the row is bound.
+package struct ForeignRow {
+    fileprivate let statement: OpaquePointer
+    /// SQLite's code for the first bind that failed; SQLITE_OK while none has.
+    fileprivate private(set) var failure: Int32 = SQLITE_OK
+    /// How many values were bound since the row began.
+    fileprivate private(set) var boundCount: Int32 = 0
+
+    fileprivate init(statement: OpaquePointer) {
+        self.statement = statement
+    }
+
+    /// Binds `value` as column `index - 1`'s value.
+    package mutating func bind(_ value: SQLiteValue, at index: Int32) {
+        record(ForeignStatement.bind(value, to: statement, at: index))
+    }
+
+    /// Binds UTF-8 text, copied from `utf8` (which need not outlive the call).
+    package mutating func bindText(utf8: UnsafeRawBufferPointer, at index: Int32) {
+        // An empty buffer may have no base address, and SQLite binds a NULL
+        // pointer as SQL NULL; empty text must stay empty text.
+        guard let base = utf8.baseAddress else { return record(sqlite3_bind_text(statement, index, "", 0, transientDestructor)) }
+        record(sqlite3_bind_text(statement, index, base.assumingMemoryBound(to: CChar.self), Int32(utf8.count), transientDestructor))
+    }
+
+    private mutating func record(_ code: Int32) {
+        boundCount += 1
+        if code != SQLITE_OK && failure == SQLITE_OK { failure = code }
+    }
 }
 
 /// A result read whole, row by row: what a foreign database that buffers
@@ -94,7 +134,11 @@ package final class BufferedForeignRows: ForeignRows {
         self.rows = rows.makeIterator()
     }
 
-    package func next() throws(SQLiteError) -> [SQLiteValue]? { rows.next() }
+    package func bindNext(into row: inout ForeignRow) throws(SQLiteError) -> Bool {
+        guard let values = rows.next() else { return false }
+        for (index, value) in values.enumerated() { row.bind(value, at: Int32(index + 1)) }
+        return true
+    }
 }
 
 /// What a `Statement` on a foreign connection adds to SQLite's statement:
@@ -173,18 +217,17 @@ final class ForeignStatement {
     func advance(sql: String, memory: OpaquePointer, path: String) throws(SQLiteError) -> Bool {
         guard let rows, let rowEcho else { return false }
         sqlite3_reset(rowEcho)
-        guard let values = try rows.next() else {
+        var row = ForeignRow(statement: rowEcho)
+        guard try rows.bindNext(into: &row) else {
             self.rows = nil
             return false
         }
-        guard values.count == rowEchoColumns.count else {
+        guard row.failure == SQLITE_OK else { throw makeError(row.failure, memory, sql: sql, path: path) }
+        guard row.boundCount == rowEchoColumns.count else {
             throw SQLiteError(
                 extendedCode: SQLiteError.error,
-                message: "\(database.displayName) returned a row of \(values.count) values for \(rowEchoColumns.count) columns",
+                message: "\(database.displayName) returned a row of \(row.boundCount) values for \(rowEchoColumns.count) columns",
                 sql: sql, path: path)
-        }
-        for (index, value) in values.enumerated() {
-            try ForeignStatement.bind(value, to: rowEcho, at: Int32(index + 1), memory: memory, sql: sql, path: path)
         }
         let code = sqlite3_step(rowEcho)
         guard code == SQLITE_ROW else { throw makeError(code, memory, sql: sql, path: path) }
@@ -228,27 +271,24 @@ final class ForeignStatement {
         return handle
     }
 
-    private static func bind(
-        _ value: SQLiteValue, to statement: OpaquePointer, at index: Int32, memory: OpaquePointer, sql: String, path: String
-    ) throws(SQLiteError) {
-        let code: Int32
+    /// Binds `value` to parameter `index` of `statement`; SQLite's code.
+    fileprivate static func bind(_ value: SQLiteValue, to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch value {
-        case .null: code = sqlite3_bind_null(statement, index)
-        case .integer(let integer): code = sqlite3_bind_int64(statement, index, integer)
-        case .real(let real): code = sqlite3_bind_double(statement, index, real)
+        case .null: return sqlite3_bind_null(statement, index)
+        case .integer(let integer): return sqlite3_bind_int64(statement, index, integer)
+        case .real(let real): return sqlite3_bind_double(statement, index, real)
         case .text(var text):
-            code = text.withUTF8 { buffer in
+            return text.withUTF8 { buffer in
                 guard let base = buffer.baseAddress else { return sqlite3_bind_text(statement, index, "", 0, transientDestructor) }
                 return sqlite3_bind_text(
                     statement, index, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(buffer.count), transientDestructor)
             }
         case .blob(let data):
-            code = data.withUnsafeBytes { buffer in
+            return data.withUnsafeBytes { buffer in
                 guard let base = buffer.baseAddress else { return sqlite3_bind_zeroblob(statement, index, 0) }
                 return sqlite3_bind_blob(statement, index, base, Int32(buffer.count), transientDestructor)
             }
         }
-        guard code == SQLITE_OK else { throw makeError(code, memory, sql: sql, path: path) }
     }
 }
 

@@ -113,6 +113,21 @@ struct ForeignDatabaseTests {
         }
     }
 
+    @Test("a foreign row with fewer values than its result's columns is an error naming the database, not a row of stale values")
+    func shortForeignRow() throws {
+        let connection = try Connection(foreign: ShortRowDatabase())
+        let select = try connection.prepare("SELECT a, b FROM t")
+        #expect(try select.step(), "a whole row reads")
+        #expect(select.int64(at: 0) == 1 && select.int64(at: 1) == 2)
+        #expect {
+            try select.step()
+        } throws: { error in
+            (error as? SQLiteError)?.message == "short rows returned a row of 1 values for 2 columns"
+        }
+        select.reset()
+        #expect(try select.step(), "the statement runs again after the error")
+    }
+
     @Test("a statement runs while another one's rows are still being read")
     func nestedStatements() throws {
         let (connection, _) = try seamConnection()
@@ -212,4 +227,35 @@ struct SQLPlaceholdersTests {
     func renumbering(sql: String, expected: String) {
         #expect(SQLPlaceholders.scan(sql, renaming: { "$\($0)" }).sql == expected)
     }
+}
+
+/// A foreign database whose every result has two columns and two rows, the
+/// second of which binds one value only: what a broken `ForeignRows` would
+/// do, which the seam must report rather than read the first row's second
+/// value again.
+private final class ShortRowDatabase: ForeignDatabase {
+    let displayName = "short rows"
+    let isAutocommit = true
+    let changes = 0
+    let lastInsertRowID: Int64 = 0
+
+    private final class Rows: ForeignRows {
+        let columnNames = ["a", "b"]
+        private var produced = 0
+
+        func bindNext(into row: inout ForeignRow) throws(SQLiteError) -> Bool {
+            produced += 1
+            switch produced {
+            case 1:
+                row.bind(.integer(1), at: 1)
+                row.bind(.integer(2), at: 2)
+            case 2: row.bind(.integer(3), at: 1)
+            default: return false
+            }
+            return true
+        }
+    }
+
+    func run(_ sql: String, parameters: [SQLiteValue]) throws(SQLiteError) -> any ForeignRows { Rows() }
+    func execute(_ sql: String) throws(SQLiteError) {}
 }
