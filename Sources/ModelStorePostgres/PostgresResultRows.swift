@@ -36,15 +36,22 @@ final class PostgresResultRows: ForeignRows {
         return true
     }
 
-    /// Binds one cell: text in binary form straight from the server's
-    /// bytes (the commonest cell that would otherwise become a String
-    /// first), everything else as `value(of:sql:)` reads it.
+    /// Binds one cell. The commonest cells in binary form, text and
+    /// bigint (keys, versions, integers), go straight from the server's
+    /// bytes, text with no String made first; everything else as
+    /// `value(of:sql:)` reads it.
     private static func bind(_ cell: PostgresCell, into row: inout ForeignRow, at index: Int32, sql: String) throws(SQLiteError) {
-        if cell.format == .binary, cell.dataType == .text || cell.dataType == .varchar, let bytes = cell.bytes {
-            bytes.withUnsafeReadableBytes { row.bindText(utf8: $0, at: index) }
-        } else {
-            row.bind(try value(of: cell, sql: sql), at: index)
+        if cell.format == .binary, let bytes = cell.bytes {
+            switch (cell.dataType, bytes.readableBytes) {
+            case (.text, _), (.varchar, _):
+                return bytes.withUnsafeReadableBytes { row.bindText(utf8: $0, at: index) }
+            case (.int8, 8):
+                if let integer = bytes.getInteger(at: bytes.readerIndex, as: Int64.self) { return row.bind(integer, at: index) }
+            default:
+                break
+            }
         }
+        row.bind(try value(of: cell, sql: sql), at: index)
     }
 
     /// One cell as the SQLite value the library reads: integers and

@@ -109,6 +109,11 @@ package struct ForeignRow {
         record(ForeignStatement.bind(value, to: statement, at: index))
     }
 
+    /// Binds an integer.
+    package mutating func bind(_ value: Int64, at index: Int32) {
+        record(sqlite3_bind_int64(statement, index, value))
+    }
+
     /// Binds UTF-8 text, copied from `utf8` (which need not outlive the call).
     package mutating func bindText(utf8: UnsafeRawBufferPointer, at index: Int32) {
         // An empty buffer may have no base address, and SQLite binds a NULL
