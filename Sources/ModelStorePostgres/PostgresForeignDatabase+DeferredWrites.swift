@@ -114,7 +114,7 @@ extension PostgresForeignDatabase {
                 var end = start
                 var bytes = 0
                 while end < batch.count, end - start < rowsPerStatement, end == start || bytes < Self.bytesPerStatement {
-                    for value in batch.rows[end] { bytes += value.byteCount }
+                    for column in batch.columns { bytes += column[end].byteCount }
                     end += 1
                 }
                 try send(batch, rows: start..<end)
@@ -156,7 +156,7 @@ extension PostgresForeignDatabase {
 
     private func sendAlone(_ batch: PostgresWriteDeferral.Batch, row: Int) throws(DeferredWriteFailure) {
         var key: Int64?
-        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.rows[row][keyParameter] {
+        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
             key = rowKey
         }
         do {

@@ -5,44 +5,52 @@ import ModelStore
 /// the keys reserved for each table's inserts, and the rows of each batched
 /// statement in the order they came.
 ///
-/// Invariants: a batch's rows each hold its statement's parameters, and
-/// its keys are empty or one per row; batches are kept in the order their
-/// statement first came, which is the order they are sent.
+/// Invariants: a batch holds, for each row, one value per array parameter
+/// of its statement (its reserved key first, for an insert that takes
+/// one); batches are kept in the order their statement first came, which
+/// is the order they are sent.
 struct PostgresWriteDeferral {
-    /// The rows held for one batched statement, as they came: a row's
-    /// parameters are kept in the array they arrived in, one append per
-    /// row, and read column by column when sent.
+    /// The rows held for one batched statement, column by column: each
+    /// row's values are appended to the arrays that are sent, so that the
+    /// statement's bound values are read, never kept (a row kept whole
+    /// would share the statement's array of bound values, and the next
+    /// row's first bind would copy it).
     struct Batch {
         let write: PostgresBatchedWrite
-        var rows: [[SQLiteValue]] = []
-        /// The reserved key of each row, for an insert with a key column.
-        var keys: [Int64] = []
+        /// The rows' values by array parameter, in the order of
+        /// `PostgresBatchedWrite.arrayTypes` (the reserved key first, for
+        /// an insert with a key column): `columns[c][r]` is row r's value
+        /// of parameter c. Every column holds `count` values.
+        private(set) var columns: [[SQLiteValue]]
+        private(set) var count = 0
         /// Where the keys come from: the table's reservation, nil when the
         /// write takes no key or none were reserved for its table.
         let reserved: ReservedKeys?
 
-        var count: Int { rows.count }
-
-        /// The values of array parameter `column` (the order of
-        /// `PostgresBatchedWrite.arrayTypes`: the key first when there is one).
-        func column(_ column: Int, rows range: Range<Int>) -> Column {
-            Column(rows: rows[range], keys: keys.isEmpty ? nil : keys[range], column: column)
+        init(write: PostgresBatchedWrite, reserved: ReservedKeys?) {
+            self.write = write
+            self.reserved = reserved
+            columns = Array(repeating: [], count: write.arrayTypes.count)
         }
-    }
 
-    /// One array parameter's values, read from the held rows as they are
-    /// sent (no array of its own).
-    struct Column: RandomAccessCollection {
-        let rows: ArraySlice<[SQLiteValue]>
-        let keys: ArraySlice<Int64>?
-        let column: Int
+        /// Holds one row: its reserved key, when it takes one, then its
+        /// parameters, which with the key are as many as the columns.
+        mutating func append(key: Int64?, parameters: [SQLiteValue]) {
+            var column = 0
+            if let key {
+                columns[0].append(.integer(key))
+                column = 1
+            }
+            for value in parameters {
+                columns[column].append(value)
+                column += 1
+            }
+            count += 1
+        }
 
-        var startIndex: Int { rows.startIndex }
-        var endIndex: Int { rows.endIndex }
-
-        subscript(position: Int) -> SQLiteValue {
-            guard let keys else { return rows[position][column] }
-            return column == 0 ? .integer(keys[position]) : rows[position][column - 1]
+        /// The values of array parameter `column` for `rows`.
+        func column(_ column: Int, rows range: Range<Int>) -> ArraySlice<SQLiteValue> {
+            columns[column][range]
         }
     }
 
@@ -107,9 +115,8 @@ struct PostgresWriteDeferral {
             guard let reserved = batches[index].reserved, reserved.next <= reserved.last else { return (false, nil) }
             key = reserved.next
             reserved.next += 1
-            batches[index].keys.append(reserved.next - 1)
         }
-        batches[index].rows.append(parameters)
+        batches[index].append(key: key, parameters: parameters)
         return (true, key)
     }
 
