@@ -56,7 +56,19 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     private var holdsWriterLock = false
     /// True once the open transaction ran an INSERT, UPDATE or DELETE.
     private var wroteInTransaction = false
-    private var lastTranslation: (sql: String, translation: PostgresSQLTranslator.Translation)?
+    /// The last statement's translation, held by reference: a save runs one
+    /// statement many times in a row, and each run reads it without copying
+    /// it (a copy retains and releases each of its references).
+    private final class LastTranslation {
+        let sql: String
+        let translation: PostgresSQLTranslator.Translation
+
+        init(sql: String, translation: PostgresSQLTranslator.Translation) {
+            self.sql = sql
+            self.translation = translation
+        }
+    }
+    private var lastTranslation: LastTranslation?
     /// The result of a statement without rows, shared: it holds nothing.
     private let noRows = BufferedForeignRows(columnNames: [], rows: [])
     /// The writes held back in the open transaction, once the save asked
@@ -135,13 +147,13 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         // The library also prepares ROLLBACK as a statement, so that rolling
         // back never needs memory to compile SQL.
         if parameters.isEmpty, try controlTransaction(sql) { return BufferedForeignRows(columnNames: [], rows: []) }
-        let translation = try translation(of: sql)
-        if translation.isDataVersion {
+        let translated = try translation(of: sql)
+        if translated.translation.isDataVersion {
             return BufferedForeignRows(columnNames: ["data_version"], rows: [[.integer(listener?.changeCount ?? 0)]])
         }
-        if translation.writes && (borrowed?.isInTransaction ?? false) { wroteInTransaction = true }
+        if translated.translation.writes && (borrowed?.isInTransaction ?? false) { wroteInTransaction = true }
         if deferral != nil {
-            if let batch = translation.batch, let key = holdBack(batch, parameters: parameters) {
+            if let batch = translated.translation.batch, let key = holdBack(batch, parameters: parameters) {
                 lastChanges = 1
                 if let key { lastRowID = key }
                 return noRows
@@ -170,13 +182,13 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         do {
             defer { giveBackIfIdle() }
             statementsSent += 1
-            result = try translation.upsertRetargets.isEmpty
-                ? executor().execute(translation.sql, binds) : executeUpsert(translation, binds)
+            result = try translated.translation.upsertRetargets.isEmpty
+                ? executor().execute(translated.translation.sql, binds) : executeUpsert(translated.translation, binds)
         } catch {
             throw Self.sqliteError(error, sql: sql)
         }
         lastChanges = result.affectedRows
-        if translation.returnedKey != nil {
+        if translated.translation.returnedKey != nil {
             if let cell = result.rows.first?.first, case .integer(let key) = try PostgresResultRows.value(of: cell, sql: sql) { lastRowID = key }
             return BufferedForeignRows(columnNames: [], rows: [])
         }
@@ -211,13 +223,13 @@ package final class PostgresForeignDatabase: ForeignDatabase {
     }
 
     /// The translation of `sql`, made once per text.
-    private func translation(of sql: String) throws(SQLiteError) -> PostgresSQLTranslator.Translation {
+    private func translation(of sql: String) throws(SQLiteError) -> LastTranslation {
         // A save runs one statement many times in a row, with the same
         // String: comparing it is cheaper than hashing it.
-        if let last = lastTranslation, last.sql == sql { return last.translation }
-        let translation = try translations.translation(of: sql)
-        lastTranslation = (sql, translation)
-        return translation
+        if let last = lastTranslation, last.sql == sql { return last }
+        let last = LastTranslation(sql: sql, translation: try translations.translation(of: sql))
+        lastTranslation = last
+        return last
     }
 
     /// The store's writer lock, as SQLite's `BEGIN IMMEDIATE` takes its
