@@ -30,7 +30,17 @@ struct PostgresWriteDeferral {
         init(write: PostgresBatchedWrite, reserved: ReservedKeys?) {
             self.write = write
             self.reserved = reserved
-            columns = Array(repeating: [], count: write.arrayTypes.count)
+            // An insert's rows are at most as many as the keys left for its
+            // table (a class hierarchy's entities share them): room for
+            // them at once, not by doubling. Each column reserves its own,
+            // since a shared empty buffer would be copied at twice its
+            // capacity on a column's first append.
+            let expected = reserved.map { Int(clamping: max(0, $0.last - $0.next + 1)) } ?? 0
+            columns = (0..<write.arrayTypes.count).map { _ in
+                var column: [SQLiteValue] = []
+                column.reserveCapacity(expected)
+                return column
+            }
         }
 
         /// Holds one row: its reserved key, when it takes one, then its
