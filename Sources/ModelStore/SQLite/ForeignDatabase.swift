@@ -13,8 +13,8 @@ import Foundation
 /// statement (`SELECT ?1, ?2, …`, see `ForeignRow`), which is stepped, so
 /// that the generated `init(_$row:)`, `PersistentRow` and every typed read
 /// see an ordinary SQLite row. The SQLite path is untouched but for a nil
-/// check per step and per reset; a foreign database pays a bind and a step
-/// per value it returns, small beside a network round trip.
+/// check per step and per reset; a foreign database pays a bind per value
+/// and a step per row it returns, small beside a network round trip.
 ///
 /// The SQL is the library's, written for SQLite with `?` and `?NNN`
 /// placeholders; translating it (placeholders, types, functions) is the
@@ -79,8 +79,9 @@ package protocol ForeignRows: AnyObject {
     /// The result's column names, in order; empty for a statement without rows.
     var columnNames: [String] { get }
 
-    /// Binds the next row's values into `row`, one per column (column 0 at
-    /// index 1), and returns true; false after the last row, binding nothing.
+    /// Binds the next row's values into `row`, one per column in order
+    /// (column 0 at index 1, each index once), and returns true; false
+    /// after the last row, binding nothing.
     /// - Throws: `SQLiteError` when the rest of the result cannot be read.
     func bindNext(into row: inout ForeignRow) throws(SQLiteError) -> Bool
 }
@@ -227,13 +228,16 @@ final class ForeignStatement {
             self.rows = nil
             return false
         }
-        guard row.failure == SQLITE_OK else { throw makeError(row.failure, memory, sql: sql, path: path) }
+        // The count first: a row too wide also fails its last binds (out
+        // of range), and the count says what was wrong.
         guard row.boundCount == rowEchoColumns.count else {
+            let values = row.boundCount == 1 ? "1 value" : "\(row.boundCount) values"
             throw SQLiteError(
                 extendedCode: SQLiteError.error,
-                message: "\(database.displayName) returned a row of \(row.boundCount) values for \(rowEchoColumns.count) columns",
+                message: "\(database.displayName) returned a row of \(values) for \(rowEchoColumns.count) columns",
                 sql: sql, path: path)
         }
+        guard row.failure == SQLITE_OK else { throw makeError(row.failure, memory, sql: sql, path: path) }
         let code = sqlite3_step(rowEcho)
         guard code == SQLITE_ROW else { throw makeError(code, memory, sql: sql, path: path) }
         return true

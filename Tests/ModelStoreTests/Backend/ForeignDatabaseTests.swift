@@ -113,16 +113,18 @@ struct ForeignDatabaseTests {
         }
     }
 
-    @Test("a foreign row with fewer values than its result's columns is an error naming the database, not a row of stale values")
-    func shortForeignRow() throws {
-        let connection = try Connection(foreign: ShortRowDatabase())
+    @Test(
+        "a foreign row with other than one value per column is an error naming the database, not a row of stale values",
+        arguments: [(1, "1 value"), (3, "3 values")])
+    func malformedForeignRow(secondRowWidth: Int, described: String) throws {
+        let connection = try Connection(foreign: MalformedRowDatabase(secondRowWidth: secondRowWidth))
         let select = try connection.prepare("SELECT a, b FROM t")
         #expect(try select.step(), "a whole row reads")
         #expect(select.int64(at: 0) == 1 && select.int64(at: 1) == 2)
         #expect {
             try select.step()
         } throws: { error in
-            (error as? SQLiteError)?.message == "short rows returned a row of 1 values for 2 columns"
+            (error as? SQLiteError)?.message == "malformed rows returned a row of \(described) for 2 columns"
         }
         select.reset()
         #expect(try select.step(), "the statement runs again after the error")
@@ -230,18 +232,28 @@ struct SQLPlaceholdersTests {
 }
 
 /// A foreign database whose every result has two columns and two rows, the
-/// second of which binds one value only: what a broken `ForeignRows` would
-/// do, which the seam must report rather than read the first row's second
-/// value again.
-private final class ShortRowDatabase: ForeignDatabase {
-    let displayName = "short rows"
+/// second of which binds `secondRowWidth` values: what a broken
+/// `ForeignRows` would do, which the seam must report rather than read the
+/// first row's second value again (or refuse a bind without saying why).
+private final class MalformedRowDatabase: ForeignDatabase {
+    let displayName = "malformed rows"
     let isAutocommit = true
     let changes = 0
     let lastInsertRowID: Int64 = 0
+    let secondRowWidth: Int
+
+    init(secondRowWidth: Int) {
+        self.secondRowWidth = secondRowWidth
+    }
 
     private final class Rows: ForeignRows {
         let columnNames = ["a", "b"]
+        let secondRowWidth: Int
         private var produced = 0
+
+        init(secondRowWidth: Int) {
+            self.secondRowWidth = secondRowWidth
+        }
 
         func bindNext(into row: inout ForeignRow) throws(SQLiteError) -> Bool {
             produced += 1
@@ -249,13 +261,17 @@ private final class ShortRowDatabase: ForeignDatabase {
             case 1:
                 row.bind(.integer(1), at: 1)
                 row.bind(.integer(2), at: 2)
-            case 2: row.bind(.integer(3), at: 1)
+            case 2:
+                for index in 1...secondRowWidth { row.bind(.integer(Int64(index + 2)), at: Int32(index)) }
             default: return false
             }
             return true
         }
     }
 
-    func run(_ sql: String, parameters: [SQLiteValue]) throws(SQLiteError) -> any ForeignRows { Rows() }
+    func run(_ sql: String, parameters: [SQLiteValue]) throws(SQLiteError) -> any ForeignRows {
+        Rows(secondRowWidth: secondRowWidth)
+    }
+
     func execute(_ sql: String) throws(SQLiteError) {}
 }
