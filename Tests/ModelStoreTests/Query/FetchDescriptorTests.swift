@@ -128,8 +128,3 @@ import Testing
         #expect(Set(counter.statements).count == 1, "the values are bound; the SQL text is the same")
     }
 }
-
-final class WeakBox {
-    weak var object: AnyObject?
-    init(_ object: AnyObject) { self.object = object }
-}

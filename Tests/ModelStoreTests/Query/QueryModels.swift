@@ -91,3 +91,10 @@ enum Q {
         try context.save()
     }
 }
+
+/// Holds an object weakly, so that a test can see whether something else
+/// still keeps it alive.
+final class WeakBox {
+    weak var object: AnyObject?
+    init(_ object: AnyObject) { self.object = object }
+}
