@@ -215,8 +215,11 @@ extension ModelContext {
                     try same.bind(statement.value(at: column), at: 2)
                     _ = try same.step()
                     changedInStore = same.int64(at: 0) == 0
-                } catch {
-                    // A value that cannot be bound cannot be compared: taken as changed.
+                } catch is ValueCodingFailure {
+                    // A loaded value its type cannot encode any more cannot
+                    // equal a stored one: taken as changed. Any other failure
+                    // (SQLite's) is the save's error: read as a change, it
+                    // would let a policy drop the context's value unseen.
                     changedInStore = true
                 }
                 if changedInStore { storedValues[ordinal] = .attribute(stored) }
