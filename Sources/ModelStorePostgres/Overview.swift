@@ -21,7 +21,8 @@
 //   transactions, savepoints, reconnect at the next use after a lost
 //   connection. `PostgresLocation` reads the URL (TLS off for loopback).
 // - Saves (PostgresForeignDatabase+DeferredWrites.swift): the save's
-//   plain INSERTs and version-checked UPDATEs are held back
+//   plain INSERTs, UPDATEs by key (version-checked, and the link writer's
+//   positions and foreign keys) and join-table upserts are held back
 //   (`PostgresWriteDeferral`) and sent as one statement per shape and
 //   table (`PostgresBatchedWrite`), each column one array parameter
 //   (`PostgresBinaryArray`, else `PostgresArrayText`); keys are reserved

@@ -4,8 +4,8 @@ import ModelStore
 /// same for many objects at once (see the library's
 /// ForeignDatabase+DeferredWrites.swift for when a write is held back).
 ///
-/// Two shapes, written by `EntityTable` and recognized here exactly (any
-/// other text is not batched, and runs as it came):
+/// The shapes the library writes, recognized here exactly (any other text
+/// is not batched, and runs as it came):
 /// - `INSERT INTO "T" ("a", "b", "_version") VALUES (?, ?, 1)` becomes
 ///   `INSERT INTO "T" ("_pk", "a", "b", "_version") SELECT v.c0, v.c1, v.c2, 1
 ///   FROM unnest($1::bigint[], $2::text[], $3::double precision[]) AS v(c0, c1, c2)`,
@@ -16,7 +16,17 @@ import ModelStore
 ///   FROM unnest(…) AS v(c0, c1, c2) WHERE "T"."_pk" = v.c1 AND "T"."_version" = v.c2`;
 ///   when it changes fewer rows than it was given, it is undone and sent
 ///   again with `RETURNING "T"."_pk"`: a key missing from those returned is
-///   a row whose version moved (a conflict).
+///   a row whose version moved (a conflict);
+/// - the same UPDATE by key without the version check (`LinkWriter`'s
+///   positions and foreign keys: `UPDATE "T" SET "o" = ? WHERE "_pk" = ?`),
+///   whose rows are not counted, as SQLite's are not;
+/// - a join table's upsert, `INSERT INTO "J" ("source", "target", "o")
+///   VALUES (?, ?, ?) ON CONFLICT ("source", "target") DO UPDATE SET "o" =
+///   excluded."o"`, sent as `INSERT … SELECT … FROM unnest(…) ON CONFLICT …`.
+///
+/// The last two may write one row more than once in a save (`rowIdentity`
+/// names it), which one statement must not: `PostgresWriteDeferral` sends
+/// what it holds first.
 ///
 /// Each array is one parameter cast to the column's type (from the
 /// catalog), so the statement's text is the same whatever the number of
@@ -31,6 +41,10 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
         /// A version-checked UPDATE; `keyParameter` is the index of the
         /// statement's parameter that holds the row's key.
         case update(keyParameter: Int)
+        /// An UPDATE by key alone: a row it does not find is no miss.
+        case plainUpdate(keyParameter: Int)
+        /// A join table's upsert: an INSERT that updates the row it finds.
+        case upsert
     }
 
     /// The table, unquoted.
@@ -47,25 +61,33 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
     package let arrayTypes: [String]
     /// The binary form of each array parameter's elements, nil where they go as text.
     package let binaryElements: [PostgresBinaryArray.Element?]
+    /// For the shapes that may write one row twice in a save (plain
+    /// UPDATEs, upserts), the statement's parameters that name the row
+    /// (its key; the join table's two keys); nil for the save's one write
+    /// per object.
+    package let rowIdentity: [Int]?
 
     // A class, so that looking up a statement's translation for each row
     // copies one reference, not the strings and arrays.
-    init(table: String, kind: Kind, sql: String, returningSQL: String? = nil, arrayTypes: [String]) {
+    init(
+        table: String, kind: Kind, sql: String, returningSQL: String? = nil, arrayTypes: [String], rowIdentity: [Int]? = nil
+    ) {
         self.table = table
         self.kind = kind
         self.sql = sql
         self.returningSQL = returningSQL
         self.arrayTypes = arrayTypes
+        self.rowIdentity = rowIdentity
         binaryElements = arrayTypes.map(PostgresBinaryArray.Element.init(columnType:))
     }
 
     package static func == (lhs: PostgresBatchedWrite, rhs: PostgresBatchedWrite) -> Bool {
         lhs.table == rhs.table && lhs.kind == rhs.kind && lhs.sql == rhs.sql && lhs.returningSQL == rhs.returningSQL
-            && lhs.arrayTypes == rhs.arrayTypes
+            && lhs.arrayTypes == rhs.arrayTypes && lhs.rowIdentity == rhs.rowIdentity
     }
 
     /// The batched form of `sql` (the library's SQLite text), or nil when
-    /// it is not one of the two shapes or a column's type is not known.
+    /// it is not one of the shapes or a column's type is not known.
     /// `columnTypes` gives each column's PostgreSQL type by table;
     /// `keyColumns` the column each table fills from a sequence.
     package static func recognize(
@@ -94,10 +116,17 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
             guard let item = scanner.item() else { return nil }
             items.append(item)
         } while scanner.take(", ")
-        guard scanner.take(")"), scanner.isAtEnd, items.count == columns.count else { return nil }
+        guard scanner.take(")"), items.count == columns.count else { return nil }
         let keyColumn = keyColumns[table]
         // A key given by the statement itself is not the shape the save writes.
         if let keyColumn, columns.contains(keyColumn) { return nil }
+        var conflict: (clause: String, identity: [Int])?
+        if !scanner.isAtEnd {
+            // Only a join table's upsert: an entity's upserts tell the save
+            // the key and version of the row they hit, which a held row cannot.
+            guard keyColumn == nil, let upsert = upsertClause(&scanner, columns: columns, items: items) else { return nil }
+            conflict = upsert
+        }
         var arrayTypes: [String] = []
         var names = columns
         var selected: [String] = []
@@ -121,7 +150,38 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
         let sql =
             "INSERT INTO \(quoteIdentifier(table)) (\(names.map(quoteIdentifier).joined(separator: ", "))) "
             + "SELECT \(selected.joined(separator: ", ")) FROM \(unnest(arrayTypes))"
+        if let conflict {
+            return PostgresBatchedWrite(
+                table: table, kind: .upsert, sql: sql + conflict.clause, arrayTypes: arrayTypes, rowIdentity: conflict.identity)
+        }
         return PostgresBatchedWrite(table: table, kind: .insert(keyColumn: keyColumn), sql: sql, arrayTypes: arrayTypes)
+    }
+
+    /// ` ON CONFLICT ("a", "b") DO UPDATE SET "c" = excluded."c"` at the
+    /// end of an INSERT of `columns`, every one a parameter: the clause, and
+    /// the parameters of the conflict's columns.
+    private static func upsertClause(
+        _ scanner: inout Scanner, columns: [String], items: [Item]
+    ) -> (clause: String, identity: [Int])? {
+        guard !items.contains(where: { $0 != .parameter }), scanner.take(" ON CONFLICT (") else { return nil }
+        var identity: [Int] = []
+        repeat {
+            guard let column = scanner.identifier(), let index = columns.firstIndex(of: column) else { return nil }
+            identity.append(index)
+        } while scanner.take(", ")
+        guard scanner.take(") DO UPDATE SET ") else { return nil }
+        var assignments: [String] = []
+        repeat {
+            guard let column = scanner.identifier(), columns.contains(column), !identity.contains(columns.firstIndex(of: column) ?? -1),
+                scanner.take(" = excluded."), scanner.identifier() == column
+            else { return nil }
+            assignments.append("\(quoteIdentifier(column)) = excluded.\(quoteIdentifier(column))")
+        } while scanner.take(", ")
+        guard scanner.isAtEnd, !identity.isEmpty else { return nil }
+        let clause =
+            " ON CONFLICT (\(identity.map { quoteIdentifier(columns[$0]) }.joined(separator: ", "))) "
+            + "DO UPDATE SET \(assignments.joined(separator: ", "))"
+        return (clause, identity)
     }
 
     private static func update(_ scanner: inout Scanner, columnTypes: [String: [String: String]]) -> PostgresBatchedWrite? {
@@ -145,10 +205,19 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
             arrayTypes.append(type)
         } while scanner.take(", ")
         let key = quoteIdentifier(primaryKeyColumn)
-        guard bumps, !arrayTypes.isEmpty, scanner.take(" WHERE \(key) = ? AND \(version) = ?"), scanner.isAtEnd,
-            let keyType = types[primaryKeyColumn], let versionType = types[rowVersionColumn]
-        else { return nil }
+        guard !arrayTypes.isEmpty, scanner.take(" WHERE \(key) = ?"), let keyType = types[primaryKeyColumn] else { return nil }
         let keyParameter = arrayTypes.count
+        if scanner.isAtEnd {
+            arrayTypes.append(keyType)
+            return PostgresBatchedWrite(
+                table: table, kind: .plainUpdate(keyParameter: keyParameter),
+                sql: "UPDATE \(quoteIdentifier(table)) SET \(assignments.joined(separator: ", ")) FROM \(unnest(arrayTypes)) "
+                    + "WHERE \(quoteIdentifier(table)).\(key) = v.c\(keyParameter)",
+                arrayTypes: arrayTypes, rowIdentity: [keyParameter])
+        }
+        guard bumps, scanner.take(" AND \(version) = ?"), scanner.isAtEnd, let versionType = types[rowVersionColumn] else {
+            return nil
+        }
         arrayTypes += [keyType, versionType]
         let sql =
             "UPDATE \(quoteIdentifier(table)) SET \(assignments.joined(separator: ", ")) FROM \(unnest(arrayTypes)) "

@@ -1,8 +1,8 @@
 import ModelStore
 import PostgresNIO
 
-/// Deferred writes on PostgreSQL: a save's INSERTs and version-checked
-/// UPDATEs are held back and sent as one statement per shape and table
+/// Deferred writes on PostgreSQL: a save's INSERTs, UPDATEs by key and
+/// join-table upserts are held back and sent as one statement per shape and table
 /// (`PostgresBatchedWrite`), so that a save of N objects costs a few round
 /// trips instead of N. The library's ForeignDatabase+DeferredWrites.swift
 /// states the contract; `PostgresWriteDeferral` holds the rows.
@@ -156,8 +156,11 @@ extension PostgresForeignDatabase {
 
     private func sendAlone(_ batch: PostgresWriteDeferral.Batch, row: Int) throws(DeferredWriteFailure) {
         var key: Int64?
-        if case .update(let keyParameter) = batch.write.kind, case .integer(let rowKey) = batch.columns[keyParameter][row] {
-            key = rowKey
+        switch batch.write.kind {
+        case .update(let keyParameter), .plainUpdate(let keyParameter):
+            if case .integer(let rowKey) = batch.columns[keyParameter][row] { key = rowKey }
+        case .insert, .upsert:
+            break
         }
         do {
             if try !run(batch, rows: row..<row + 1, returningKeys: false), let key {

@@ -8,7 +8,11 @@ import ModelStore
 /// Invariants: a batch holds, for each row, one value per array parameter
 /// of its statement (its reserved key first, for an insert that takes
 /// one); batches are kept in the order their statement first came, which
-/// is the order they are sent.
+/// is the order they are sent. Sending them so moves a row's writes past
+/// the writes of later batches only, so a row is never held into a batch
+/// while a later batch writes the same table, nor twice into one batch
+/// when its statement may write one row twice (`rowIdentity`): such a row
+/// is refused, and the database sends what it holds before running it.
 struct PostgresWriteDeferral {
     /// The rows held for one batched statement, column by column: each
     /// row's values are appended to the arrays that are sent, so that the
@@ -26,6 +30,9 @@ struct PostgresWriteDeferral {
         /// Where the keys come from: the table's reservation, nil when the
         /// write takes no key or none were reserved for its table.
         let reserved: ReservedKeys?
+        /// The rows held, by the values of `write.rowIdentity` (empty for a
+        /// write without one).
+        var identities: Set<[SQLiteValue]> = []
 
         init(write: PostgresBatchedWrite, reserved: ReservedKeys?) {
             self.write = write
@@ -108,6 +115,9 @@ struct PostgresWriteDeferral {
         if let last = lastIndex, batches[last].write === write {
             index = last
         } else if let known = batchIndex[write.sql] {
+            // Sent before the later batches: not when one of them writes the
+            // same table, whose writes this row would then overtake.
+            if batches[(known + 1)...].contains(where: { $0.write.table == write.table }) { return (false, nil) }
             index = known
         } else {
             // No batch for an insert whose table has no key left: it would
@@ -118,6 +128,10 @@ struct PostgresWriteDeferral {
             index = batches.count
             batchIndex[write.sql] = index
             batches.append(Batch(write: write, reserved: takesKey ? keys[write.table] : nil))
+        }
+        if let identity = write.rowIdentity {
+            // One statement writes each of its rows once.
+            guard batches[index].identities.insert(identity.map { parameters[$0] }).inserted else { return (false, nil) }
         }
         lastIndex = index
         var key: Int64?

@@ -291,7 +291,7 @@ struct PostgresDeferredWriteTests {
         }
     }
 
-    @Test("the library's two write shapes are recognized; upserts, fixups and unknown columns are not")
+    @Test("the library's write shapes are recognized; entity upserts, literal keys and unknown columns are not")
     func shapes() {
         let types = ["T": ["_pk": "bigint", "s": "text", "r": "double precision", "_entity": "text", "_version": "bigint"]]
         let keys = ["T": "_pk"]
@@ -309,15 +309,35 @@ struct PostgresDeferredWriteTests {
                 + #"AS v(c0, c1, c2) WHERE "T"."_pk" = v.c1 AND "T"."_version" = v.c2"#)
         #expect(update?.returningSQL == (update?.sql ?? "") + #" RETURNING "T"."_pk""#)
         #expect(update?.kind == .update(keyParameter: 1))
+        #expect(update?.rowIdentity == nil)
+        let position = PostgresBatchedWrite.recognize(#"UPDATE "T" SET "r" = ? WHERE "_pk" = ?"#, columnTypes: types, keyColumns: keys)
+        #expect(
+            position?.sql
+                == #"UPDATE "T" SET "r" = v.c0 FROM unnest($1::double precision[], $2::bigint[]) AS v(c0, c1) WHERE "T"."_pk" = v.c1"#)
+        #expect(position?.kind == .plainUpdate(keyParameter: 1) && position?.rowIdentity == [1])
+        let joinTypes = ["J": ["source": "bigint", "target": "bigint", "source_order": "bigint"]]
+        let upsert = PostgresBatchedWrite.recognize(
+            #"INSERT INTO "J" ("source", "target", "source_order") VALUES (?, ?, ?) "#
+                + #"ON CONFLICT ("source", "target") DO UPDATE SET "source_order" = excluded."source_order""#,
+            columnTypes: joinTypes, keyColumns: [:])
+        #expect(
+            upsert?.sql
+                == #"INSERT INTO "J" ("source", "target", "source_order") SELECT v.c0, v.c1, v.c2 "#
+                + #"FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS v(c0, c1, c2) "#
+                + #"ON CONFLICT ("source", "target") DO UPDATE SET "source_order" = excluded."source_order""#)
+        #expect(upsert?.kind == .upsert && upsert?.rowIdentity == [0, 1])
         for other in [
             #"INSERT INTO "T" ("s", "_version") VALUES (?, 1) ON CONFLICT DO UPDATE SET "s" = excluded."s" RETURNING "_pk", "_version""#,
-            #"UPDATE "T" SET "s" = ?, "_version" = "_version" + 1 WHERE "_pk" = ?"#,
+            #"INSERT INTO "T" ("s", "_version") VALUES (?, 1) ON CONFLICT ("s") DO UPDATE SET "r" = excluded."r""#,
+            #"INSERT INTO "J" ("source", "target", "source_order") VALUES (?, ?, ?) ON CONFLICT ("source", "target") DO NOTHING"#,
+            #"INSERT INTO "J" ("source", "target", "source_order") VALUES (?, ?, ?) ON CONFLICT ("source") DO UPDATE SET "source" = excluded."source""#,
             #"UPDATE "T" SET "s" = ? WHERE "_pk" = ? AND "_version" = ?"#,
+            #"UPDATE "T" SET "s" = ? WHERE "_pk" = 1"#,
             #"INSERT INTO "T" ("unknown", "_version") VALUES (?, 1)"#,
             #"INSERT INTO "U" ("s") VALUES (?)"#,
             #"DELETE FROM "T" WHERE "_pk" = ?"#,
         ] {
-            #expect(PostgresBatchedWrite.recognize(other, columnTypes: types, keyColumns: keys) == nil, "\(other)")
+            #expect(PostgresBatchedWrite.recognize(other, columnTypes: types.merging(joinTypes) { $1 }, keyColumns: keys) == nil, "\(other)")
         }
     }
 

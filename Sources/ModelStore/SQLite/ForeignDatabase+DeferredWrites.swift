@@ -5,8 +5,10 @@
 /// prepared statement, on a server a network round trip each. A foreign
 /// database that implements `deferWrites(insertCounts:)` may instead hold
 /// back the rows of the library's plain INSERTs (`EntityTable.insertSQL`
-/// without an upsert) and version-checked UPDATEs (`updateSQL(ordinals:
-/// checksVersion: true)`), answering each step at once:
+/// without an upsert), version-checked UPDATEs (`updateSQL(ordinals:
+/// checksVersion: true)`), and `LinkWriter`'s writes (UPDATEs of a row's
+/// position or foreign key by its key, a join table's upserts), answering
+/// each step at once:
 /// - an INSERT into a table that fills its own key takes the next of the
 ///   keys reserved for it (`insertCounts`), which `lastInsertRowID` gives,
 ///   so that the save knows every new row's key before anything is sent;
@@ -21,7 +23,10 @@
 ///   before any other statement runs (a read, a DELETE, a fixup UPDATE,
 ///   the history, COMMIT): every statement sees the writes before it;
 /// - statement texts are sent in the order each first came; only writes
-///   to different rows are reordered (foreign keys are checked at commit);
+///   to different rows are reordered (foreign keys are checked at commit):
+///   a row that would overtake a write to its table held in a later
+///   statement, or that its statement already holds (a position written
+///   twice), runs alone after what is held is sent;
 /// - nothing is held across the transaction's end: COMMIT sends first (and
 ///   fails if an UPDATE held back changed no row and nobody asked), and
 ///   ROLLBACK drops what was held.
