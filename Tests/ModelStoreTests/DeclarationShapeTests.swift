@@ -146,7 +146,7 @@ struct DeclarationShapeTests {
         #expect(byNumber.count == 1)
     }
 
-    @Test("#Index(.binary, .rtree) makes ordinary indexes in the store")
+    @Test("#Index(.binary, .rtree) makes ordinary indexes in the store", .opensStoreFile)
     func typedIndexes() throws {
         let entity = Schema([Place.self]).entities[0]
         #expect(entity.indexes == [["name"], ["latitude", "longitude"]])

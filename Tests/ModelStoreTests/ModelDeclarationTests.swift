@@ -83,7 +83,7 @@ struct ModelDeclarationTests {
         #expect(decoded.entities[0].properties.isEmpty, "a record carries no accessors")
     }
 
-    @Test func storeRecordsItsSchema() throws {
+    @Test(.opensStoreFile) func storeRecordsItsSchema() throws {
         let store = try TestStore()
         let container = try store.container([Trip.self])
         let connection = try Connection(location: store.url.path, mode: .readOnly)

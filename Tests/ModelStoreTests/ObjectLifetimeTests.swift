@@ -333,7 +333,7 @@ struct ObjectLifetimeTests {
         #expect(trips.allSatisfy { $0.modelContext == nil })
     }
 
-    @Test("Changes to an object whose context went stay in memory; a live context saves them")
+    @Test("Changes to an object whose context went stay in memory; a live context saves them", .opensStoreFile)
     func changesAfterTheContextWent() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -379,7 +379,7 @@ struct ObjectLifetimeTests {
         try context.save()
     }
 
-    @Test("A relationship that cannot be loaded reads empty, is reported, is thrown by loadedValue, and loads once it can")
+    @Test("A relationship that cannot be loaded reads empty, is reported, is thrown by loadedValue, and loads once it can", .opensStoreFile)
     func failedRelationshipLoad() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -405,7 +405,7 @@ struct ObjectLifetimeTests {
         #expect(try paris.loadedValue(of: \.name) == "Paris")
     }
 
-    @Test("model(for:) that cannot read the row says so in lastFaultError")
+    @Test("model(for:) that cannot read the row says so in lastFaultError", .opensStoreFile)
     func failedModelLookup() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -419,7 +419,7 @@ struct ObjectLifetimeTests {
         #expect(throws: ModelStoreError.self) { try context.model(for: identifier, as: Graph.Expense.self) }
     }
 
-    @Test("A write after a failed load keeps the value written")
+    @Test("A write after a failed load keeps the value written", .opensStoreFile)
     func writeAfterFailedLoad() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -433,7 +433,7 @@ struct ObjectLifetimeTests {
         #expect(paris.expenses.map(\.amount) == [9], "not the stored rows, read again over the write")
     }
 
-    @Test("A to-one that two rows claim is reported, not read as nil", arguments: [false, true])
+    @Test("A to-one that two rows claim is reported, not read as nil", .opensStoreFile, arguments: [false, true])
     func toOneClaimedTwice(prefetching: Bool) throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -455,7 +455,7 @@ struct ObjectLifetimeTests {
         #expect(trip.lodging?.name == "Hotel")
     }
 
-    @Test("An attribute a partial fetch left out that cannot be read is reported and read again later")
+    @Test("An attribute a partial fetch left out that cannot be read is reported and read again later", .opensStoreFile)
     func failedAttributeLoad() throws {
         let store = try TestStore()
         let container = try store.container()

@@ -37,7 +37,7 @@ struct TestStore {
         // MODELSTORE_TESTS_ON_POSTGRES=1 does the same with PostgreSQL.
         let environment = ProcessInfo.processInfo.environment
         var kind = kind == .file && environment["MODELSTORE_TESTS_THROUGH_SEAM"] != nil ? .throughSeam : kind
-        if kind == .file && environment["MODELSTORE_TESTS_ON_POSTGRES"] != nil { kind = .postgres }
+        if kind == .file && Self.fileStoresAreOnPostgres { kind = .postgres }
         postgresSchema = kind == .postgres ? try PostgresTestSchema() : nil
         switch kind {
         case .inMemory: configuration = ModelConfiguration(isStoredInMemoryOnly: true)
@@ -54,10 +54,26 @@ struct TestStore {
 
     var url: URL { configuration.url }
 
+    /// True in CI's PostgreSQL pass (`MODELSTORE_TESTS_ON_POSTGRES`), where
+    /// every file store the suites make is a PostgreSQL schema instead.
+    static var fileStoresAreOnPostgres: Bool {
+        ProcessInfo.processInfo.environment["MODELSTORE_TESTS_ON_POSTGRES"] != nil
+    }
+
     func container(_ types: [any PersistentModel.Type] = [Trip.self, AllTypes.self, Account.self, Note.self]) throws
         -> ModelContainer
     {
         try ModelContainer(for: Schema(types), configurations: [configuration])
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Marks a test that opens its store's SQLite file itself (raw SQL as
+    /// an operator's, `StoreFile`, store-tool's layer). The PostgreSQL pass,
+    /// where that store is a PostgreSQL schema, skips the test and runs the
+    /// rest of its suite.
+    static var opensStoreFile: Self {
+        .disabled(if: TestStore.fileStoresAreOnPostgres, "opens the store's SQLite file; in this pass the store is on PostgreSQL")
     }
 }
 

@@ -105,7 +105,7 @@ struct LargeToManyTests {
 
     // MARK: Stored positions that cannot be trusted
 
-    @Test("Positions with gaps (written by another tool) are renumbered before an append, not trusted", arguments: [Storage.foreignKey, .joinTable])
+    @Test("Positions with gaps (written by another tool) are renumbered before an append, not trusted", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
     func gaps(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
@@ -122,7 +122,7 @@ struct LargeToManyTests {
         #expect(try LongList.stored(storage, at: store) == list.names + ["new"])
     }
 
-    @Test("Tied positions after a replaced member are rewritten, not trusted", arguments: [Storage.foreignKey, .joinTable])
+    @Test("Tied positions after a replaced member are rewritten, not trusted", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
     func ties(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
@@ -140,7 +140,7 @@ struct LargeToManyTests {
         #expect(try LongList.stored(storage, at: store) == [names[0], "new", names[2]])
     }
 
-    @Test("NULL positions (links written from the other side only) are numbered in their loaded order before an append", arguments: [Storage.joinTable])
+    @Test("NULL positions (links written from the other side only) are numbered in their loaded order before an append", .opensStoreFile, arguments: [Storage.joinTable])
     func nullPositions(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
@@ -204,7 +204,7 @@ struct LargeToManyTests {
         #expect(try LongList.stored(.joinTable, at: store) == names)
     }
 
-    @Test("store-tool's edits of a long list (the dynamic layer) write only what moved, in the right order", arguments: [Storage.foreignKey, .joinTable])
+    @Test("store-tool's edits of a long list (the dynamic layer) write only what moved, in the right order", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
     func dynamicEdits(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())

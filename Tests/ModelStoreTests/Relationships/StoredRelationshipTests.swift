@@ -350,7 +350,7 @@ struct StoredRelationshipTests {
         #expect(flag.value)
     }
 
-    @Test("A hand-edited row whose non-optional to-one is NULL is an error naming the property, not a crash")
+    @Test("A hand-edited row whose non-optional to-one is NULL is an error naming the property, not a crash", .opensStoreFile)
     func nullRequiredToOne() throws {
         let store = try TestStore()
         let container = try store.graphContainer()
@@ -369,7 +369,7 @@ struct StoredRelationshipTests {
         }
     }
 
-    @Test("An operator cannot leave a dangling reference: SQLite refuses it")
+    @Test("An operator cannot leave a dangling reference: SQLite refuses it", .opensStoreFile)
     func foreignKeysEnforced() throws {
         let store = try TestStore()
         let container = try store.graphContainer()

@@ -122,7 +122,7 @@ struct TransformableTests {
         return (storage, storage == .blob ? statement.data(at: 0) : nil)
     }
 
-    @Test("Values round-trip through the transformer in a reopened file store, stored as BLOBs")
+    @Test("Values round-trip through the transformer in a reopened file store, stored as BLOBs", .opensStoreFile)
     func roundTripThroughReopenedStore() throws {
         registerHexTransformer()
         let store = try savedStore { $0.insert(Palette(name: "Sea", primary: teal, secondary: coral, hex: coral)) }
@@ -145,7 +145,7 @@ struct TransformableTests {
         #expect(fetched.map(\.primary) == [coral])
     }
 
-    @Test("An optional nil is stored as NULL without calling the transformer, and reads as nil")
+    @Test("An optional nil is stored as NULL without calling the transformer, and reads as nil", .opensStoreFile)
     func optionalNilIsNull() throws {
         // SwatchTransformer turns anything but a Swatch (nil included) into
         // nil, which is an error: the save succeeding shows it was not called.
@@ -175,7 +175,7 @@ struct TransformableTests {
     }
 
     @Test(
-        "A transformer that returns nil or another type on load is an error naming entity, property and row",
+        "A transformer that returns nil or another type on load is an error naming entity, property and row", .opensStoreFile,
         arguments: [(UInt8(200), "returned nil for the stored data"), (UInt8(201), "returned a String, not a Swatch")])
     func failingReverseTransformation(red: UInt8, reason: String) throws {
         let store = try savedStore { $0.insert(Palette(name: "Odd", primary: Swatch(red: red, green: 0, blue: 0))) }
@@ -222,7 +222,7 @@ struct TransformableTests {
         #expect(String(decoding: try JSONEncoder().encode(Schema.Attribute.Option.unique), as: UTF8.self) == #"{"name":"unique"}"#)
     }
 
-    @Test("A migration adds a transformable attribute as a data column, filled with the transformed initial value")
+    @Test("A migration adds a transformable attribute as a data column, filled with the transformed initial value", .opensStoreFile)
     func migrationFillsTransformedDefault() throws {
         let url = try TemporaryDirectory().file()
         do {
