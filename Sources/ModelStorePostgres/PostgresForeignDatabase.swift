@@ -329,7 +329,16 @@ package final class PostgresForeignDatabase: ForeignDatabase {
         case .connectionLost: code = 10  // SQLITE_IOERR
         case .calledOnEventLoop: code = 21  // SQLITE_MISUSE
         case .invalidURL, .connectionFailed: code = SQLiteError.cannotOpen
-        case .server: code = SQLiteError.error
+        case .server(let sqlState, _, _):
+            // The rest of PostgreSQL's integrity class (23…) as SQLite's
+            // constraint codes, so that an app's check of `primaryCode`
+            // against `SQLiteError.constraint` answers the same on both.
+            switch sqlState {
+            case "23502": code = 1299  // SQLITE_CONSTRAINT_NOTNULL
+            case "23514": code = 275  // SQLITE_CONSTRAINT_CHECK
+            case _ where sqlState.hasPrefix("23"): code = SQLiteError.constraint
+            default: code = SQLiteError.error
+            }
         }
         return SQLiteError(extendedCode: code, message: error.summary, sql: sql, origin: error.origin)
     }

@@ -99,4 +99,22 @@ struct PostgresSeamTests {
             try insert.run()
         }
     }
+
+    @Test("NOT NULL and CHECK violations are SQLite's constraint codes, and still say PostgreSQL refused them")
+    func notNullAndCheckViolations() throws {
+        try withConnection { connection, _ in
+            try connection.execute(#"CREATE TABLE "t" ("x" bigint NOT NULL CONSTRAINT "t_x_positive" CHECK ("x" > 0))"#)
+            for (value, extendedCode, sqlState) in [(SQLiteValue.null, Int32(1299), "23502"), (.integer(-1), 275, "23514")] {
+                #expect {
+                    let insert = try connection.prepare(#"INSERT INTO "t" VALUES (?)"#)
+                    try insert.bind(value, at: 1)
+                    try insert.run()
+                } throws: { error in
+                    guard let error = error as? SQLiteError else { return false }
+                    return error.extendedCode == extendedCode && error.primaryCode == SQLiteError.constraint
+                        && error.origin?.code == sqlState && "\(error)".contains("PostgreSQL error \(sqlState)")
+                }
+            }
+        }
+    }
 }
