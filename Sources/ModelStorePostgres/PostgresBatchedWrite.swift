@@ -172,7 +172,8 @@ package final class PostgresBatchedWrite: Sendable, Equatable {
         guard scanner.take(") DO UPDATE SET ") else { return nil }
         var assignments: [String] = []
         repeat {
-            guard let column = scanner.identifier(), columns.contains(column), !identity.contains(columns.firstIndex(of: column) ?? -1),
+            // Each column set is one the INSERT names, outside the conflict's.
+            guard let column = scanner.identifier(), let index = columns.firstIndex(of: column), !identity.contains(index),
                 scanner.take(" = excluded."), scanner.identifier() == column
             else { return nil }
             assignments.append("\(quoteIdentifier(column)) = excluded.\(quoteIdentifier(column))")

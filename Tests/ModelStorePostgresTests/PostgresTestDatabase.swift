@@ -45,6 +45,22 @@ enum PostgresTestDatabase {
         return try body(TestSchema(location: location, name: name))
     }
 
+    /// Runs `body` with a connection on a fresh schema where `tables` (SQL
+    /// run first, in order) are made, and a translator that knows their key
+    /// columns and column types, as a store's bootstrap makes it.
+    static func withForeignConnection(
+        creating tables: [String], _ body: (Connection, PostgresForeignDatabase) throws -> Void
+    ) throws {
+        try withSchema { schema in
+            let executor = try schema.executor()
+            for sql in tables { try executor.execute(sql) }
+            let translator = PostgresSQLTranslator(
+                keyColumns: try PostgresBootstrap.keyColumns(executor), columnTypes: try PostgresBootstrap.columnTypes(executor))
+            let database = PostgresForeignDatabase(executor: executor, translator: translator)
+            try body(try Connection(foreign: database), database)
+        }
+    }
+
     /// Runs `body` with a fresh schema and two executors on it (two
     /// sessions), for what takes two: conflicts, locks, ending a session.
     static func withTwoExecutors<T>(_ body: (PostgresExecutor, PostgresExecutor, TestSchema) throws -> T) throws -> T {
