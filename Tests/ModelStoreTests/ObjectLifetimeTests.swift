@@ -455,6 +455,37 @@ struct ObjectLifetimeTests {
         #expect(trip.lodging?.name == "Hotel")
     }
 
+    @Test("A fetch that fails on a late row gives back the memory of the objects it made before", .opensStoreFile)
+    func failedFetchFreesItsObjects() throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let writer = ModelContext(container)
+        for index in 0..<500 {
+            let row = AllTypes()
+            row.string = "row \(index)"
+            writer.insert(row)
+        }
+        try writer.save()
+        // The last row in key order cannot be read: the fetch makes 499
+        // objects (an entity without relationships registers them once all
+        // rows are read) and then fails.
+        try rawSQL(store, #"UPDATE "AllTypes" SET "double" = 'lots' WHERE "_pk" = (SELECT max("_pk") FROM "AllTypes")"#)
+        let context = ModelContext(container)
+        #expect(throws: ModelStoreError.self) { try context.fetch(FetchDescriptor<AllTypes>()) }
+        // Each new object's identity-map entry is prepared as the object is
+        // made (an unowned count, which keeps the object's memory allocated
+        // after it is freed); the failed fetch must give back every one.
+        let table = try #require(context.store.table(for: AllTypes.self))
+        let registry = try #require(context.existingRegistry(for: table))
+        #expect(registry.preparedEntries == 0)
+        #expect(registry.count == 0)
+        context._checkIdentityMap()
+        // The same context fetches once the row can be read.
+        try rawSQL(store, #"UPDATE "AllTypes" SET "double" = 1.5"#)
+        #expect(try context.fetch(FetchDescriptor<AllTypes>()).count == 500)
+        #expect(registry.preparedEntries == 0)
+    }
+
     @Test("An attribute a partial fetch left out that cannot be read is reported and read again later", .opensStoreFile)
     func failedAttributeLoad() throws {
         let store = try TestStore()

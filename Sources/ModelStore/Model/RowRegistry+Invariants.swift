@@ -5,7 +5,8 @@
 
 extension RowRegistry {
     /// Checks the table's invariants and stops the program with a message
-    /// naming the first one broken: the counts match the slots, each key is
+    /// naming the first one broken: no prepared entry is left over, the
+    /// counts match the slots, each key is
     /// in one full slot that its probe run reaches, each full slot has an
     /// entry, and each live object is of the entity's class. Does nothing in
     /// a release build.
@@ -49,6 +50,7 @@ extension RowRegistry {
                 precondition(modelAt(object) != nil, "\(type(of: object)) registered for row \(rowID) is not of the entity's class")
             }
         }
+        precondition(preparedEntries == 0, "\(preparedEntries) prepared entries were neither registered nor discarded")
         precondition(full == count, "registry counts \(count) objects, its slots hold \(full)")
         precondition(deleted == tombstones, "registry counts \(tombstones) tombstones, its slots hold \(deleted)")
         precondition((count + tombstones) * 4 <= capacity * 3, "registry more than three quarters full: \(count) + \(tombstones) of \(capacity)")

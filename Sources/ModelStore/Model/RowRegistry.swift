@@ -46,6 +46,13 @@ final class RowRegistry {
     /// Slots whose entry was removed (`deleted`).
     private(set) var tombstones = 0
 
+    #if DEBUG
+    /// New objects whose entries are prepared (`prepareEntry`) and not yet
+    /// registered or discarded: 0 whenever no fetch is running (checked by
+    /// `_checkInvariants`). Debug builds only.
+    private(set) var preparedEntries = 0
+    #endif
+
     /// Whether the entity has relationships, whose objects a context must
     /// unlink when it goes (see `ModelContext.deinit`).
     let hasRelationships: Bool
@@ -121,22 +128,59 @@ final class RowRegistry {
         register(model as AnyObject, at: index, found: found, rowID: rowID)
     }
 
-    /// Registers `objects[position]` (one of the entity's models; the
-    /// buffer keeps it alive) as `registerUnlessTaken(_:rowID:)` does. A
-    /// fetch registers the objects of its array this way: by position, so
-    /// that no existential is formed and no object is retained for it.
+    /// Takes, for a new object, what its entry will hold (the default
+    /// build's unowned count), while the object is hot in the cache: a
+    /// fetch that registers its objects once all rows are read calls this
+    /// right after making each one. Every object prepared must then be
+    /// passed to `registerUnlessTaken(preparedObjectAt:of:rowID:)` or to
+    /// `discardPrepared(objectAt:of:)`, once.
     @inline(__always)
-    func registerUnlessTaken(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, rowID: Int64)
+    func prepareEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {
+        RegistrySlots.takeCount(forObjectAt: position, of: objects)
+        #if DEBUG
+        preparedEntries += 1
+        #endif
+    }
+
+    /// Gives back what `prepareEntry(objectAt:of:)` took for `objects[position]`,
+    /// which will not be registered (a fetch that failed half-way).
+    @inline(__always)
+    func discardPrepared(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {
+        RegistrySlots.giveBackCount(ofObjectAt: position, of: objects)
+        #if DEBUG
+        preparedEntries -= 1
+        #endif
+    }
+
+    /// Registers `objects[position]` (a new model of the entity, prepared by
+    /// `prepareEntry(objectAt:of:)`; the buffer keeps it alive) as
+    /// `registerUnlessTaken(_:rowID:)` does, and consumes what was prepared
+    /// either way. A fetch registers the objects of its array this way: by
+    /// position, so that no existential is formed, no object is retained for
+    /// it, and the object's memory is not touched.
+    @inline(__always)
+    func registerUnlessTaken(preparedObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, rowID: Int64)
         -> (any PersistentModel)?
     {
         let (index, found) = slot(for: rowID)
         if found {
-            if !slots.holds(objectAt: position, of: objects, at: index), let existing = object(at: index) { return existing }
-            slots.replaceEntry(objectAt: position, of: objects, at: index)
+            if slots.holds(objectAt: position, of: objects, at: index) {
+                // Already this object's entry, with a count of its own.
+                discardPrepared(objectAt: position, of: objects)
+                return nil
+            }
+            if let existing = object(at: index) {
+                discardPrepared(objectAt: position, of: objects)
+                return existing
+            }
+            slots.replaceEntry(countedObjectAt: position, of: objects, at: index)
         } else {
-            slots.initializeEntry(objectAt: position, of: objects, at: index)
+            slots.initializeEntry(countedObjectAt: position, of: objects, at: index)
             occupy(index, rowID: rowID)
         }
+        #if DEBUG
+        preparedEntries -= 1
+        #endif
         return nil
     }
 

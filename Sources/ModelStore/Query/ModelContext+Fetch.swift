@@ -258,17 +258,25 @@ extension ModelContext {
         // Nothing to look up in an empty identity map, and nothing this loop
         // makes is registered before it ends.
         let looksUp = registry.count > 0
-        while try statement.step() {
-            let rowID = statement.int64(at: 0)
-            if looksUp, let existing = registry[rowID] {
-                if let model = existing as? T {
-                    reused.append(objects.count)
-                    objects.append(model)
+        do {
+            while try statement.step() {
+                let rowID = statement.int64(at: 0)
+                if looksUp, let existing = registry[rowID] {
+                    if let model = existing as? T {
+                        reused.append(objects.count)
+                        objects.append(model)
+                    }
+                    continue
                 }
-                continue
+                objects.append(
+                    try makeModel(type, rowID: rowID, table: table, reader: nil, unfetched: unfetched, from: statement))
+                // Now, while the new object is in the cache (see prepareEntry).
+                objects.withUnsafeBufferPointer { registry.prepareEntry(objectAt: $0.count - 1, of: $0) }
+                newRowIDs.append(rowID)
             }
-            objects.append(try makeModel(type, rowID: rowID, table: table, reader: nil, unfetched: unfetched, from: statement))
-            newRowIDs.append(rowID)
+        } catch {
+            Self.discardPrepared(objects, reused: reused, in: registry)
+            throw error
         }
         guard !newRowIDs.isEmpty else { return Self.reinterpret(objects, as: T.self) }
         registry.reserveCapacity(registry.count + newRowIDs.count)
@@ -282,7 +290,9 @@ extension ModelContext {
                     continue
                 }
                 // By position: the buffer keeps the object alive.
-                if let registered = registry.registerUnlessTaken(objectAt: position, of: objects, rowID: newRowIDs[newIndex]) {
+                if let registered = registry.registerUnlessTaken(
+                    preparedObjectAt: position, of: objects, rowID: newRowIDs[newIndex])
+                {
                     taken.append((position, registered))
                 }
                 newIndex += 1
@@ -290,6 +300,22 @@ extension ModelContext {
         }
         for (position, registered) in taken { objects[position] = registered }
         return Self.reinterpret(objects, as: T.self)
+    }
+
+    /// Gives back what `readRowsRegisteringAfter` prepared for the new
+    /// objects among `objects` (every position but the `reused` ones) when
+    /// its loop fails before registering them.
+    private static func discardPrepared(_ objects: [AnyObject], reused: [Int], in registry: RowRegistry) {
+        objects.withUnsafeBufferPointer { objects in
+            var reusedIndex = 0
+            for position in objects.indices {
+                if reusedIndex < reused.count && reused[reusedIndex] == position {
+                    reusedIndex += 1
+                    continue
+                }
+                registry.discardPrepared(objectAt: position, of: objects)
+            }
+        }
     }
 
     /// `objects` as `[T]`. Every element is a T (made by T's initializer, or

@@ -78,13 +78,19 @@ struct RegistrySlots {
         holds(objects[position], at: index)
     }
 
+    /// Nothing to take: a weak entry holds no count.
+    static func takeCount(forObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {}
+
+    /// Nothing to give back.
+    static func giveBackCount(ofObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {}
+
     /// Stores an entry for `objects[position]` in a slot that is not full.
-    func initializeEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+    func initializeEntry(countedObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
         initializeEntry(objects[position], at: index)
     }
 
     /// Replaces the entry of a full slot with `objects[position]`.
-    func replaceEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+    func replaceEntry(countedObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
         replaceEntry(objects[position], at: index)
     }
 

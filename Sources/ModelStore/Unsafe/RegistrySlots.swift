@@ -19,9 +19,12 @@
 //
 // Invariants the default build relies on:
 // 1. Lifetime. An entry holds one unowned count on its object, taken in
-//    `initializeEntry`/`replaceEntry` and given back exactly once, in
-//    `clearEntry`, `replaceEntry` or `destroy(releasingEntries: true)`;
-//    `move` hands the count over with the address. An unowned count keeps
+//    `initializeEntry`/`replaceEntry` (or ahead of the entry, by
+//    `takeCount(forObjectAt:of:)`, and then stored by the `counted` forms of those two,
+//    or handed back by `giveBackCount`, exactly once) and given back exactly
+//    once, in `clearEntry`, `replaceEntry` or
+//    `destroy(releasingEntries: true)`; `move` hands the count over with the
+//    address. An unowned count keeps
 //    the object's memory allocated (not the object), so the address stays
 //    valid to ask `swift_tryRetain`, which retains the object only if its
 //    deinit has not begun: a freed object reads as absent, as through a weak
@@ -166,11 +169,34 @@ struct RegistrySlots {
         initializeEntry(address: Unmanaged.passUnretained(object).toOpaque(), at: index)
     }
 
-    /// Stores an entry for `objects[position]` in a slot that is not full,
-    /// read by address (the buffer keeps the object alive).
+    /// Takes the unowned count that an entry for `object` will hold, ahead
+    /// of the entry. A fetch that registers its objects once all rows are
+    /// read takes each one's count right after making it, while the object's
+    /// memory is still in the cache: taken at registration, the count would
+    /// touch every object again, a cache miss per object once a large
+    /// fetch's first objects have left the cache. The count is then stored
+    /// by `initializeEntry(countedObjectAt:of:at:)` or
+    /// `replaceEntry(countedObjectAt:of:at:)`, or given back by
+    /// `giveBackCount(ofObjectAt:of:)`: exactly one of the three (invariant 1).
     @inline(__always)
-    func initializeEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
-        initializeEntry(address: Self.address(of: position, in: objects), at: index)
+    static func takeCount(forObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {
+        _ = swift_unownedRetain(address(of: position, in: objects))
+    }
+
+    /// Gives back a count taken by `takeCount(forObjectAt:of:)` for `objects[position]`
+    /// that no entry will hold.
+    @inline(__always)
+    static func giveBackCount(ofObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>) {
+        swift_unownedRelease(address(of: position, in: objects))
+    }
+
+    /// Stores an entry for `objects[position]`, whose count `takeCount(forObjectAt:of:)`
+    /// took, in a slot that is not full; read by address (the buffer keeps
+    /// the object alive), so the object itself is not touched.
+    @inline(__always)
+    func initializeEntry(countedObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        assert(index >= 0 && index < capacity, "registry slot \(index) out of 0..<\(capacity)")
+        entries[index] = Self.address(of: position, in: objects)
     }
 
     @inline(__always)
@@ -185,11 +211,13 @@ struct RegistrySlots {
         replaceEntry(address: Unmanaged.passUnretained(object).toOpaque(), at: index)
     }
 
-    /// Replaces the entry of a full slot with `objects[position]`, read by
-    /// address (the buffer keeps the object alive).
+    /// Replaces the entry of a full slot, which does not refer to
+    /// `objects[position]`, with that object, whose count `takeCount(forObjectAt:of:)`
+    /// took; gives back the old entry's count.
     @inline(__always)
-    func replaceEntry(objectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
-        replaceEntry(address: Self.address(of: position, in: objects), at: index)
+    func replaceEntry(countedObjectAt position: Int, of objects: UnsafeBufferPointer<AnyObject>, at index: Int) {
+        clearEntry(at: index)
+        entries[index] = Self.address(of: position, in: objects)
     }
 
     @inline(__always)
