@@ -19,12 +19,12 @@
 //
 // Invariants the default build relies on:
 // 1. Lifetime. An entry holds one unowned count on its object, taken in
-//    `initializeEntry`/`replaceEntry` (or ahead of the entry, by
-//    `takeCount(forObjectAt:of:)`, and then stored by the `counted` forms of those two,
-//    or handed back by `giveBackCount`, exactly once) and given back exactly
-//    once, in `clearEntry`, `replaceEntry` or
-//    `destroy(releasingEntries: true)`; `move` hands the count over with the
-//    address. An unowned count keeps
+//    `initializeEntry`/`replaceEntry`, or ahead of the entry by `takeCount`
+//    (a fetch's new objects; that count is then stored by the `counted`
+//    forms of those two or handed back by `giveBackCount`, exactly once).
+//    The entry gives it back exactly once, in `clearEntry`, `replaceEntry`
+//    or `destroy(releasingEntries: true)`; `move` hands the count over with
+//    the address. An unowned count keeps
 //    the object's memory allocated (not the object), so the address stays
 //    valid to ask `swift_tryRetain`, which retains the object only if its
 //    deinit has not begun: a freed object reads as absent, as through a weak
