@@ -100,14 +100,17 @@ struct PostgresSeamTests {
         }
     }
 
-    @Test("NOT NULL and CHECK violations are SQLite's constraint codes, and still say PostgreSQL refused them")
+    @Test("NOT NULL, CHECK and the other integrity violations are SQLite's constraint codes, and still say PostgreSQL refused them")
     func notNullAndCheckViolations() throws {
-        try withConnection { connection, _ in
+        try withConnection { connection, executor in
             try connection.execute(#"CREATE TABLE "t" ("x" bigint NOT NULL CONSTRAINT "t_x_positive" CHECK ("x" > 0))"#)
-            for (value, extendedCode, sqlState) in [(SQLiteValue.null, Int32(1299), "23502"), (.integer(-1), 275, "23514")] {
-                #expect {
-                    let insert = try connection.prepare(#"INSERT INTO "t" VALUES (?)"#)
-                    try insert.bind(value, at: 1)
+            func expectRefused(
+                _ sql: String, binding value: SQLiteValue?, extendedCode: Int32, sqlState: String,
+                sourceLocation: SourceLocation = #_sourceLocation
+            ) {
+                #expect(sourceLocation: sourceLocation) {
+                    let insert = try connection.prepare(sql)
+                    if let value { try insert.bind(value, at: 1) }
                     try insert.run()
                 } throws: { error in
                     guard let error = error as? SQLiteError else { return false }
@@ -115,6 +118,14 @@ struct PostgresSeamTests {
                         && error.origin?.code == sqlState && "\(error)".contains("PostgreSQL error \(sqlState)")
                 }
             }
+            expectRefused(#"INSERT INTO "t" VALUES (?)"#, binding: .null, extendedCode: 1299, sqlState: "23502")
+            expectRefused(#"INSERT INTO "t" VALUES (?)"#, binding: .integer(-1), extendedCode: 275, sqlState: "23514")
+            // An exclusion constraint (23P01) has no SQLite counterpart: the
+            // general constraint code.
+            try executor.execute(#"CREATE TABLE "e" ("c" circle, EXCLUDE USING gist ("c" WITH &&))"#)
+            try executor.execute(#"INSERT INTO "e" VALUES ('<(0,0),1>')"#)
+            expectRefused(
+                #"INSERT INTO "e" VALUES ('<(0,0),2>')"#, binding: nil, extendedCode: SQLiteError.constraint, sqlState: "23P01")
         }
     }
 }
