@@ -455,7 +455,7 @@ struct ObjectLifetimeTests {
         #expect(trip.lodging?.name == "Hotel")
     }
 
-    @Test("A fetch that fails on a late row gives back the memory of the objects it made before", .opensStoreFile)
+    @Test("A fetch that fails on a late row gives back the identity-map counts it took for the objects it made before", .opensStoreFile)
     func failedFetchFreesItsObjects() throws {
         let store = try TestStore()
         let container = try store.container()
@@ -466,11 +466,17 @@ struct ObjectLifetimeTests {
             writer.insert(row)
         }
         try writer.save()
-        // The last row in key order cannot be read: the fetch makes 499
+        // The last row in key order cannot be read: the fetch makes 489
         // objects (an entity without relationships registers them once all
         // rows are read) and then fails.
         try rawSQL(store, #"UPDATE "AllTypes" SET "double" = 'lots' WHERE "_pk" = (SELECT max("_pk") FROM "AllTypes")"#)
         let context = ModelContext(container)
+        // Ten objects registered already: the failing fetch reuses them,
+        // and must give back only what it took for the ones it made.
+        var firstTen = FetchDescriptor<AllTypes>(sortBy: [SortDescriptor(\.string)])
+        firstTen.fetchLimit = 10
+        let kept = try context.fetch(firstTen)
+        #expect(kept.count == 10)
         #expect(throws: ModelStoreError.self) { try context.fetch(FetchDescriptor<AllTypes>()) }
         // Each new object's identity-map entry is prepared as the object is
         // made (an unowned count, which keeps the object's memory allocated
@@ -478,8 +484,9 @@ struct ObjectLifetimeTests {
         let table = try #require(context.store.table(for: AllTypes.self))
         let registry = try #require(context.existingRegistry(for: table))
         #expect(registry.preparedEntries == 0)
-        #expect(registry.count == 0)
+        #expect(registry.count == 10, "the objects registered before, and no other")
         context._checkIdentityMap()
+        for object in kept { #expect(context.registeredModel(for: object.persistentModelID) as AllTypes? === object) }
         // The same context fetches once the row can be read.
         try rawSQL(store, #"UPDATE "AllTypes" SET "double" = 1.5"#)
         #expect(try context.fetch(FetchDescriptor<AllTypes>()).count == 500)

@@ -304,15 +304,12 @@ extension ModelContext {
 
     /// Gives back what `readRowsRegisteringAfter` prepared for the new
     /// objects among `objects` (every position but the `reused` ones) when
-    /// its loop fails before registering them.
+    /// its loop fails before registering them. A failure's path, so a set
+    /// rather than the registration loop's merge walk.
     private static func discardPrepared(_ objects: [AnyObject], reused: [Int], in registry: RowRegistry) {
+        let reused = Set(reused)
         objects.withUnsafeBufferPointer { objects in
-            var reusedIndex = 0
-            for position in objects.indices {
-                if reusedIndex < reused.count && reused[reusedIndex] == position {
-                    reusedIndex += 1
-                    continue
-                }
+            for position in objects.indices where !reused.contains(position) {
                 registry.discardPrepared(objectAt: position, of: objects)
             }
         }
