@@ -56,22 +56,27 @@ extension ModelContext {
     }
 
     /// A SELECT of the destination's rows related to `holders` (see
-    /// `RelationshipSQL.relatedRows`), with the holder's key as the last
-    /// column, in the relationship's order. Returns the SQL and the holder
-    /// key's column.
+    /// `RelationshipSQL.relatedRows`), in the relationship's order. Returns
+    /// the SQL and the column that holds the holder's key: the last one, or,
+    /// for a to-many stored as its inverse's foreign key, that key's own
+    /// column among the destination's (each row would otherwise carry it twice).
     func relatedRowsSQL(
         _ relationship: RuntimeRelationship, destination: EntityTable, holders: RelationshipSQL.Holders
     ) throws -> (sql: String, holderColumn: Int32) {
+        var linkColumn: Int32?
+        if case .inverseForeignKey = relationship.schema.storage {
+            linkColumn = destination.selectColumn(ofForeignKey: relationship.inverse)
+        }
         guard
             let sql = RelationshipSQL.relatedRows(
                 relationship.schema, inverse: relationship.inverse?.schema,
                 destinationColumns: destination.selectColumns(qualifier: "t", version: destination.versionSelect),
-                destinationTable: destination.tableName, holders: holders)
+                destinationTable: destination.tableName, holders: holders, linkAmongColumns: linkColumn != nil)
         else {
             throw ModelStoreError.invalidSchema(
                 reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
         }
-        return (sql, destination.firstExtraColumn)
+        return (sql, linkColumn ?? destination.firstExtraColumn)
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and

@@ -143,6 +143,18 @@ package final class EntityTable: Sendable {
     /// table aliased `qualifier` (see `SchemaSQL.selectColumns`); for a
     /// superentity they cover every subentity's ordinals, and the row's
     /// entity follows the version (`entityColumnIndex`).
+    /// The column of `selectColumns` (and `selectSQL`) that holds the
+    /// foreign key of `relationship`, one of this entity's to-ones stored in
+    /// its row: column ordinal + 1. Nil when the relationship is nil or has
+    /// no column here, or the entity is in a class hierarchy (whose SELECTs
+    /// lay out every member's columns).
+    func selectColumn(ofForeignKey relationship: RuntimeRelationship.InverseEnd?) -> Int32? {
+        guard hierarchy == nil, let relationship, let column = relationship.schema.foreignKeyColumn,
+            slots.indices.contains(relationship.ordinal), slots[relationship.ordinal].column == column
+        else { return nil }
+        return Int32(relationship.ordinal + 1)
+    }
+
     func selectColumns(qualifier: String?, omitting: PropertyBitSet = PropertyBitSet(), version: VersionSelect? = nil) -> String {
         hierarchy?.selectColumns(qualifier: qualifier, omitting: omitting, version: version)
             ?? SchemaSQL.selectColumns(slots, qualifier: qualifier, omitting: omitting, version: version)

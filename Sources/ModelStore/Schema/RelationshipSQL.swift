@@ -53,10 +53,13 @@ package enum RelationshipSQL {
     /// holder's key.
     ///
     /// `destinationColumns` are the destination's select columns for alias
-    /// `t` (`EntityTable.selectColumns`), `destinationTable` its table.
+    /// `t` (`EntityTable.selectColumns`), `destinationTable` its table. With
+    /// `linkAmongColumns`, a to-many stored as its inverse's foreign key
+    /// adds no column: the caller reads the holder's key from that foreign
+    /// key's place among `destinationColumns`.
     package static func relatedRows(
         _ relationship: Schema.Relationship, inverse: Schema.Relationship?, destinationColumns columns: String,
-        destinationTable: String, holders: Holders
+        destinationTable: String, holders: Holders, linkAmongColumns: Bool = false
     ) -> String? {
         let match: String
         switch holders {
@@ -72,7 +75,8 @@ package enum RelationshipSQL {
             guard case .foreignKey(let column, let orderColumn)? = inverse?.storage else { return nil }
             let link = "t.\(quoteIdentifier(column))"
             let order = orderColumn.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            return "SELECT \(columns), \(link) FROM \(table) WHERE \(link) \(match) ORDER BY \(link), \(order)t.\(key)"
+            let selected = linkAmongColumns ? columns : "\(columns), \(link)"
+            return "SELECT \(selected) FROM \(table) WHERE \(link) \(match) ORDER BY \(link), \(order)t.\(key)"
         case .joinTable(let name, let isSource):
             let (holderSide, otherSide, order) =
                 isSource

@@ -154,6 +154,22 @@ struct PrefetchTests {
         #expect(RelationshipSQL.relatedRows(owner, inverse: nil, destinationColumns: "t._pk", destinationTable: "T", holders: .all) == nil)
     }
 
+    @Test("A to-many held as its inverse's foreign key selects that key once and reads the holder from it")
+    func inverseForeignKeySelectedOnce() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let trips = try #require(context.store.table(for: Trip.self))
+        let stopTable = try #require(context.store.table(for: Stop.self))
+        let stops = try #require(trips.relationships?.all.first { $0.schema.name == "stops" })
+        let inverse = try #require(stops.inverse)
+        for holders in [RelationshipSQL.Holders.one, .many, .all] {
+            let (sql, holderColumn) = try context.relatedRowsSQL(stops, destination: stopTable, holders: holders)
+            let selected = try #require(sql.range(of: " FROM ").map { sql[..<$0.lowerBound] })
+            #expect(selected.components(separatedBy: "\"trip\"").count == 2, "\(sql)")
+            #expect(holderColumn == Int32(inverse.ordinal + 1))
+        }
+    }
+
     @Test("Loaded objects become a to-many's value only when every one is of its class, in order")
     func toManyConversion() {
         let stops = [Stop(title: "a"), Stop(title: "b")]
