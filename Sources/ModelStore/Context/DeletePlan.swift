@@ -157,10 +157,12 @@ package struct DeletePlan {
 /// `IN (SELECT value FROM json_each(?))`: one statement whatever the count.
 package func jsonKeys(_ keys: some Collection<Int64>) -> String {
     // Digits written straight into one buffer sized for the longest keys
-    // (20 characters and a comma each), each key's from its last digit back:
-    // a save's history and its link and delete statements pass every changed
-    // row's key through here, where a string per key and a join, or an
-    // append per digit, cost more than the statements.
+    // (20 characters and a comma each), each key's from its last digit back,
+    // two digits a division: a save's history and its link and delete
+    // statements pass every changed row's key through here, where a string
+    // per key and a join, or an append per digit, cost more than the
+    // statements.
+    let pairs = decimalDigitPairs
     var bytes = [UInt8](repeating: 0, count: 2 + keys.count * 21)
     bytes[0] = UInt8(ascii: "[")
     var end = 1
@@ -174,20 +176,43 @@ package func jsonKeys(_ keys: some Collection<Int64>) -> String {
             end += 1
         }
         var magnitude = key.magnitude
-        var digitCount = 1
-        var rest = magnitude / 10
-        while rest > 0 {
-            digitCount += 1
-            rest /= 10
-        }
-        end += digitCount
+        end += decimalDigitCount(magnitude)
         var position = end
-        repeat {
-            position -= 1
-            bytes[position] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-            magnitude /= 10
-        } while magnitude > 0
+        while magnitude >= 100 {
+            let pair = Int(truncatingIfNeeded: magnitude % 100) &* 2
+            magnitude /= 100
+            position -= 2
+            bytes[position] = pairs[pair]
+            bytes[position + 1] = pairs[pair + 1]
+        }
+        if magnitude >= 10 {
+            let pair = Int(truncatingIfNeeded: magnitude) &* 2
+            bytes[position - 2] = pairs[pair]
+            bytes[position - 1] = pairs[pair + 1]
+        } else {
+            bytes[position - 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: magnitude)
+        }
     }
     bytes[end] = UInt8(ascii: "]")
     return String(decoding: bytes[...end], as: UTF8.self)
+}
+
+/// "00", "01", … "99", as 200 ASCII digits: `jsonKeys` writes two digits
+/// for each division.
+private let decimalDigitPairs: [UInt8] = (0..<100).flatMap {
+    [UInt8(ascii: "0") + UInt8($0 / 10), UInt8(ascii: "0") + UInt8($0 % 10)]
+}
+
+/// How many decimal digits `value` has (1 for 0; at most 20).
+@inline(__always)
+private func decimalDigitCount(_ value: UInt64) -> Int {
+    var count = 1
+    // 10^19 is the largest power of ten a UInt64 holds.
+    var power: UInt64 = 10
+    while value >= power {
+        count += 1
+        if count == 20 { break }
+        power &*= 10
+    }
+    return count
 }

@@ -68,28 +68,6 @@ extension ModelContext {
         for changes in foreign { coordinator.notifyObservers(StoreChanges(changes)) }
     }
 
-    /// What a save that just committed wrote; `updated` are the states of
-    /// the changed objects written (still dirty), `plan` the save's deletes.
-    func committedChanges(updated: [ModelState], plan: DeletePlan) -> ChangeSet {
-        var changes = ChangeSet()
-        changes.author = author
-        changes.inserted.reserveCapacity(inserted.count)
-        inserted.forEach { model in
-            let state = model._$modelState
-            guard let table = state.table, let rowID = state.rowID, plan.writes(model) else { return }
-            changes.inserted.append(ChangeSet.Row(table: table, rowID: rowID))
-        }
-        changes.updated.reserveCapacity(updated.count)
-        for state in updated {
-            guard let table = state.table, let rowID = state.rowID else { continue }
-            changes.updated.append(ChangeSet.UpdatedRow(table: table, rowID: rowID, properties: state.dirty))
-        }
-        for (table, keys) in plan.rowsByTable {
-            for key in keys.sorted() { changes.deleted.append(ChangeSet.Row(table: table, rowID: key)) }
-        }
-        return changes
-    }
-
     /// Tells the container's observers and posts `didSave`.
     func didSave(_ changes: ChangeSet) {
         let saved = StoreChanges(changes)

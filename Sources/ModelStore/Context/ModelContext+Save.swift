@@ -80,13 +80,15 @@ extension ModelContext {
 
         var fixups: [ForeignKeyFixup] = []
         // The states of the changed objects written, to mark clean after the
-        // commit without walking the objects again.
-        var updated: [ModelState] = []
+        // commit without walking the objects again; `wroteRow` for those whose
+        // rows an UPDATE wrote, whose versions then go up by one.
+        var updated: [(state: ModelState, wroteRow: Bool)] = []
         updated.reserveCapacity(changed.count)
-        // The states whose rows an UPDATE wrote: their versions go up by one
-        // once the transaction commits.
-        var versioned: [ModelState] = []
-        versioned.reserveCapacity(changed.count)
+        // What the save wrote, for the other contexts and the observers,
+        // collected as it is written: a pass of its own over the objects
+        // after the commit would load each state again.
+        var changes = ChangeSet()
+        changes.author = author
         var conflicts: [ConflictCandidate] = []
         var history = HistoryRecorder()
         // Deletes and updates run before inserts, because they may free a
@@ -108,30 +110,30 @@ extension ModelContext {
                     try history.recordDeletes(of: plan, connection: connection, path: store.path)
                 }
                 try plan.write(on: connection)
+                changes.updated.reserveCapacity(changed.count)
                 try changed.forEach { model in
                     let state = model._$modelState
                     guard state.lifecycle == .persisted, plan.writes(model) else { return }
-                    updated.append(state)
-                    // Looked up once for the UPDATE and the history: each
-                    // look-up is a retain and a release per object.
+                    // Looked up once for the UPDATE, the history and the
+                    // change set: each look-up is a retain and a release per object.
                     let table = try table(of: model, state: state)
-                    switch try writeUpdate(
+                    let outcome = try writeUpdate(
                         model, state: state, table: table, plan: plan, fixups: &fixups, connection: connection)
-                    {
-                    case .written: versioned.append(state)
-                    case .linksOnly: break
-                    case .conflict:
+                    if outcome == .conflict {
                         conflicts.append(ConflictCandidate(model: model, isDelete: false))
                         return
                     }
+                    updated.append((state, outcome == .written))
                     if let rowID = state.rowID {
                         history.recordUpdate(table: table, row: rowID, dirty: state.dirty)
+                        changes.updated.append(ChangeSet.UpdatedRow(table: table, rowID: rowID, properties: state.dirty))
                     }
                 }
                 if defersWrites { conflicts += try sendDeferredWrites(on: connection) }
                 // Every conflict of the save is reported, so the search
                 // goes on to the end of the updates before giving up.
                 if !conflicts.isEmpty { throw ConflictsFound(candidates: conflicts) }
+                changes.inserted.reserveCapacity(inserted.count)
                 try inserted.forEach { model in
                     guard plan.writes(model) else { return }
                     let state = model._$modelState
@@ -140,6 +142,7 @@ extension ModelContext {
                     state.rowID = rowID
                     state.version = version
                     guard let table = state.table else { return }
+                    changes.inserted.append(ChangeSet.Row(table: table, rowID: rowID))
                     if version == initialRowVersion {
                         history.recordInsert(table: table, row: rowID)
                     } else {
@@ -174,14 +177,12 @@ extension ModelContext {
         // The transaction committed: only now does the in-memory state move on.
         // Other contexts hear of it at once; the next local commit waits
         // for that (see ChangeCoordinator.swift).
-        let changes = committedChanges(updated: updated, plan: plan)
+        changes.addDeletes(of: plan)
         endCommit(commit, changes: changes, connection: connection)
         didInsert(plan: plan, batches: work.batches)
-        for state in updated {
+        for (state, wroteRow) in updated {
             state.markClean()
-        }
-        for state in versioned {
-            state.version += 1
+            if wroteRow { state.version += 1 }
         }
         applyInMemory(plan, savedDeletes: savedDeletes)
         inserted.removeAll()

@@ -33,6 +33,13 @@ struct ChangeSet: Sendable {
 
     var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty && !invalidatesAll }
 
+    /// Adds the rows a save's delete plan deleted, table by table, in key order.
+    mutating func addDeletes(of plan: DeletePlan) {
+        for (table, keys) in plan.rowsByTable {
+            for key in keys.sorted() { deleted.append(Row(table: table, rowID: key)) }
+        }
+    }
+
     static func invalidatingAll(author: String? = nil) -> ChangeSet {
         var changes = ChangeSet()
         changes.invalidatesAll = true
