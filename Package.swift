@@ -126,10 +126,11 @@ let package = Package(
         ),
         // The child process of the reliability tests: saves and migrates while
         // the tests kill it, and runs the fault-injection sweeps (a failing
-        // VFS and allocator) in a process of its own. Test-only.
+        // VFS and allocator) in a process of its own, and stands for a
+        // second server of an app on PostgreSQL. Test-only.
         .executableTarget(
             name: "ReliabilityWorker",
-            dependencies: ["ModelStore", "ModelStoreDynamic", "ReliabilitySupport"],
+            dependencies: ["ModelStore", "ModelStoreDynamic", "ModelStorePostgres", "ReliabilitySupport"],
             path: "Tests/ReliabilityWorker"
         ),
         // What the worker and the tests share: the scripted graphs, the fault
@@ -143,7 +144,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReliabilityTests",
-            dependencies: ["ModelStore", "ReliabilitySupport", "ReliabilityWorker"]
+            dependencies: ["ModelStore", "ModelStorePostgres", "ReliabilitySupport", "ReliabilityWorker"]
         ),
         // Files in SwiftData's exact spelling, with only the import changed:
         // the promise that a SwiftData data layer compiles and behaves the same.

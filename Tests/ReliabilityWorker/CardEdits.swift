@@ -13,10 +13,11 @@ enum CardEdits {
     /// `cards --store PATH [--author NAME] --edits E|E|…`: makes the edits in
     /// one context with `author` and saves them in one save. An edit is
     /// `set KEY text=VALUE`, `set KEY count=N`, `delete KEY` or
-    /// `insert KEY TEXT`. Prints "saved".
+    /// `insert KEY TEXT`. Prints "saved". `container`: the store's, when it
+    /// is not the SQLite file `--store` names (`postgres-cards`).
     /// - Throws: `WorkerError` for an edit it cannot read or a card it cannot find.
-    static func save(_ options: Options) throws {
-        let context = ModelContext(try Shared.container(try options.url("store")))
+    static func save(_ options: Options, in container: ModelContainer? = nil) throws {
+        let context = ModelContext(try container ?? Shared.container(try options.url("store")))
         context.author = options.values["author"]
         for edit in try edits(options) {
             switch (edit.first, edit.count) {

@@ -17,6 +17,7 @@ import ReliabilitySupport
 ///     reliability-worker allocation-faults --folder DIR --seed S --save K [--stride N]
 ///     reliability-worker cards --store PATH [--author NAME] --edits "set KEY text=T|delete KEY|insert KEY T"
 ///     reliability-worker cards-tool --store PATH --edits "set KEY text=T|delete KEY"
+///     reliability-worker postgres-cards --url URL --schema NAME [--author NAME] --edits "…"
 ///     reliability-worker prune-history --store PATH
 @main
 struct ReliabilityWorker {
@@ -47,6 +48,7 @@ struct ReliabilityWorker {
                 try sweep.run(save: Int(try options.number("save")))
                 say(sweep.log.summary)
             case "cards": try CardEdits.save(options)
+            case "postgres-cards": try CardEdits.save(options, in: try PostgresCards.container(options))
             case "cards-tool": try CardEdits.saveAsTool(options)
             case "prune-history": try CardEdits.pruneHistory(options)
             default: throw WorkerError("unknown command \(command)")
