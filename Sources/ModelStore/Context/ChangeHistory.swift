@@ -87,7 +87,11 @@ package struct HistoryRecorder {
     private var updateKeys: [UpdateShape: GroupKey] = [:]
     private var tombstones: [(entity: String, row: Int64, tombstone: String)] = []
     /// The shape of the update recorded last and the index of its group.
-    private var lastUpdate: (shape: UpdateShape, group: Int)?
+    private var lastUpdate: UpdateShape?
+    /// The group of `lastUpdate` (meaningful when it is set). Kept apart,
+    /// so that the check of each update compares the shape in place instead
+    /// of copying an optional tuple out.
+    private var lastUpdateGroup = 0
     /// The table of the insert recorded last and the index of its group.
     private var lastInsert: (table: ObjectIdentifier, group: Int)?
 
@@ -126,12 +130,15 @@ package struct HistoryRecorder {
     /// set of changed properties, so the group of the previous update is
     /// tried first with two integer comparisons, before any hashing.
     mutating func recordUpdate(table: EntityTable, row: Int64, dirty: PropertyBitSet) {
-        if let (shape, index) = lastUpdate, shape.table == ObjectIdentifier(table), shape.properties == dirty {
-            groups[index].rows.append(row)
+        if lastUpdate?.table == ObjectIdentifier(table), lastUpdate?.properties == dirty {
+            groups[lastUpdateGroup].rows.append(row)
             return
         }
         let shape = UpdateShape(table: ObjectIdentifier(table), properties: dirty)
-        defer { lastUpdate = lastGroup.map { (shape, $0) } }
+        defer {
+            lastUpdate = lastGroup == nil ? nil : shape
+            lastUpdateGroup = lastGroup ?? 0
+        }
         if let key = updateKeys[shape] {
             append(row, to: key)
             return
