@@ -12,20 +12,71 @@ extension ModelContext {
     func relatedModels(
         _ relationship: RuntimeRelationship, holderRowID: Int64?, foreignKey: Int64?
     ) throws -> [any PersistentModel] {
+        try relatedObjects(relationship, holderRowID: holderRowID, foreignKey: foreignKey).models
+    }
+
+    /// `relatedModels`, with the objects of a to-many kept as their class's
+    /// array (see `RelatedObjects`), so that a fault hands them to its
+    /// property as they are. `holder`: the registered object of row
+    /// `holderRowID`, when the caller has it (a fault firing), so that the
+    /// related rows that link back to it through a column of theirs resolve
+    /// that link without a look-up.
+    /// - Throws: as `relatedModels`.
+    func relatedObjects(
+        _ relationship: RuntimeRelationship, holderRowID: Int64?, foreignKey: Int64?,
+        holder: (any PersistentModel)? = nil
+    ) throws -> RelatedObjects {
         let destination = try destinationTable(of: relationship)
         let type = try modelType(of: destination)
         if relationship.schema.foreignKeyColumn != nil {
-            guard let foreignKey else { return [] }
-            if let model = registered(destination, rowID: foreignKey) { return [model] }
+            guard let foreignKey else { return .empty }
+            if let model = registered(destination, rowID: foreignKey) { return .models([model]) }
             return try withEagerLoadGuard(relationship) {
-                try fetchOne(type, table: destination, rowID: foreignKey).map { [$0] } ?? []
+                .models(try fetchOne(type, table: destination, rowID: foreignKey).map { [$0] } ?? [])
             }
         }
-        guard let holderRowID else { return [] }
+        guard let holderRowID else { return .empty }
         let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: .one)
+        let backOrdinal = relationship.inverseColumnOrdinal
         return try withEagerLoadGuard(relationship) {
-            try rows(type, table: destination, sql: sql) { try $0.bind(holderRowID, at: 1) }.map(\.model)
+            try relatedRows(
+                type, table: destination, sql: sql, holderRowID: holderRowID,
+                expecting: backOrdinal.flatMap { ordinal in holder.map { ($0, ordinal) } })
         }
+    }
+
+    /// Runs a SELECT of the rows related to the holder whose key is bound at
+    /// parameter 1 (see `relatedRowsSQL`) and returns their objects in order,
+    /// as T's array. `expecting`: the holder and the ordinal of the rows'
+    /// relationship back to it, a column of theirs (see
+    /// `RuntimeRelationship.inverseColumnOrdinal`).
+    private func relatedRows<T: PersistentModel>(
+        _ type: T.Type, table: EntityTable, sql: String, holderRowID: Int64,
+        expecting: (holder: any PersistentModel, ordinal: Int)?
+    ) throws -> RelatedObjects {
+        let statement = try connection().cachedStatement(sql)
+        defer { statement.reset() }
+        try statement.bind(holderRowID, at: 1)
+        let registry = registry(for: table)
+        let reader = rowRelationshipReader(for: table)
+        if let expecting { reader?.expect(expecting.holder, rowID: holderRowID, through: expecting.ordinal) }
+        // Faults come in runs (a loop over holders), mostly of one
+        // relationship whose holders hold alike: room for as many as the
+        // last one read spares growing the array one doubling at a time.
+        // The array becomes the property's value, so room left far unused
+        // is given back by a copy (rare: a holder of many after one of few).
+        // Collected as AnyObject: this function is not specialized (see
+        // `prefetchRows`).
+        var objects: [AnyObject] = []
+        objects.reserveCapacity(lastRelatedRowCount)
+        while try statement.step() {
+            guard let model = try materialize(type, table: table, registry: registry, reader: reader, from: statement)
+            else { continue }
+            objects.append(model)
+        }
+        lastRelatedRowCount = objects.count
+        if objects.capacity > 2 * objects.count + 8 { objects = objects.withUnsafeBufferPointer { Array($0) } }
+        return .objects(objects, of: T.self)
     }
 
     private func withEagerLoadGuard<Result>(_ relationship: RuntimeRelationship, _ body: () throws -> Result) throws -> Result {
@@ -63,20 +114,23 @@ extension ModelContext {
     func relatedRowsSQL(
         _ relationship: RuntimeRelationship, destination: EntityTable, holders: RelationshipSQL.Holders
     ) throws -> (sql: String, holderColumn: Int32) {
-        var linkColumn: Int32?
-        if case .inverseForeignKey = relationship.schema.storage {
-            linkColumn = destination.selectColumn(ofForeignKey: relationship.inverse)
+        let query = try relatedRowsQueries.query(relationship, destination: destination, holders: holders) {
+            var linkColumn: Int32?
+            if case .inverseForeignKey = relationship.schema.storage {
+                linkColumn = destination.selectColumn(ofForeignKey: relationship.inverse)
+            }
+            guard
+                let sql = RelationshipSQL.relatedRows(
+                    relationship.schema, inverse: relationship.inverse?.schema,
+                    destinationColumns: destination.selectColumns(qualifier: "t", version: destination.versionSelect),
+                    destinationTable: destination.tableName, holders: holders, linkAmongColumns: linkColumn != nil)
+            else {
+                throw ModelStoreError.invalidSchema(
+                    reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
+            }
+            return RelatedRowsQueries.Query(sql: sql, holderColumn: linkColumn ?? destination.firstExtraColumn)
         }
-        guard
-            let sql = RelationshipSQL.relatedRows(
-                relationship.schema, inverse: relationship.inverse?.schema,
-                destinationColumns: destination.selectColumns(qualifier: "t", version: destination.versionSelect),
-                destinationTable: destination.tableName, holders: holders, linkAmongColumns: linkColumn != nil)
-        else {
-            throw ModelStoreError.invalidSchema(
-                reason: "relationship \(relationship.schema.destination) of \(relationship.schema.name) has no storage")
-        }
-        return (sql, linkColumn ?? destination.firstExtraColumn)
+        return (query.sql, query.holderColumn)
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and

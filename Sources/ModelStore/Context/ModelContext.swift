@@ -125,6 +125,10 @@ public final class ModelContext {
     /// How deep the loading of non-optional to-one relationships has gone, to
     /// stop a cycle of them.
     var eagerLoadDepth = 0
+    /// The SELECTs of related rows built so far, for faults and prefetches.
+    var relatedRowsQueries = RelatedRowsQueries()
+    /// How many objects the last relationship fault read (see `relatedRows`).
+    var lastRelatedRowCount = 0
     /// The links this context's objects' states hold, one per entity table
     /// (see `StateLink`), each made when the first object of its table joins;
     /// a handful, searched in order.
@@ -413,18 +417,19 @@ extension ModelContext: ModelStateOwner {
         }
     }
 
-    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]? {
+    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> RelatedObjects? {
         let state = model._$modelState
         do {
-            let models =
+            let related =
                 state.link?.keepsFaults == true
-                ? try keptFaultModels(relationship, of: state)
-                : try relatedModels(
-                    relationship, holderRowID: state.rowID, foreignKey: state.extras?.faultKeys[relationship.ordinal])
-            if models.count > 1, !relationship.schema.isToMany {
-                throw toOneClaimedTwice(relationship, of: state, count: models.count)
+                ? .models(try keptFaultModels(relationship, of: state))
+                : try relatedObjects(
+                    relationship, holderRowID: state.rowID, foreignKey: state.extras?.faultKeys[relationship.ordinal],
+                    holder: model)
+            if related.count > 1, !relationship.schema.isToMany {
+                throw toOneClaimedTwice(relationship, of: state, count: related.count)
             }
-            return models
+            return related
         } catch {
             loadDidFail(error)
             return nil

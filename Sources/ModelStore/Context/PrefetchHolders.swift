@@ -45,11 +45,7 @@ final class PrefetchHolders {
         let ordinal = relationship.ordinal
         self.ordinal = ordinal
         let holdsForeignKey = relationship.holdsForeignKey
-        if !holdsForeignKey, let inverse = relationship.inverse, inverse.schema.foreignKeyColumn != nil {
-            backOrdinal = inverse.ordinal
-        } else {
-            backOrdinal = nil
-        }
+        backOrdinal = relationship.inverseColumnOrdinal
         firstHolder = Dictionary(minimumCapacity: models.count)
         holders.reserveCapacity(models.count)
         nextHolder.reserveCapacity(models.count)

@@ -11,6 +11,10 @@ final class RuntimeRelationship: Sendable {
     /// foreign-key column). Asked for every row read; `schema`'s answer
     /// copies its storage description, names and all.
     let holdsForeignKey: Bool
+    /// The ordinal of the inverse when the related rows hold it as a column
+    /// (the inverse is a to-one stored in their rows, and this relationship
+    /// is not): each related row's value there is the holder. Nil otherwise.
+    let inverseColumnOrdinal: Int?
 
     init(ordinal: Int, schema: Schema.Relationship, accessor: any RelationshipAccessor, inverse: InverseEnd?) {
         self.ordinal = ordinal
@@ -18,6 +22,11 @@ final class RuntimeRelationship: Sendable {
         self.accessor = accessor
         self.inverse = inverse
         holdsForeignKey = schema.foreignKeyColumn != nil
+        if !holdsForeignKey, let inverse, inverse.schema.foreignKeyColumn != nil {
+            inverseColumnOrdinal = inverse.ordinal
+        } else {
+            inverseColumnOrdinal = nil
+        }
     }
 
     /// The other end of a relationship that has an inverse.

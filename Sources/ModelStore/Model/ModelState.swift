@@ -30,7 +30,7 @@ protocol ModelStateOwner: AnyObject {
     func modelStateWillDeinit(table: EntityTable, rowID: Int64)
     /// Loads the objects a fault stands for (an unloaded relationship). Nil
     /// when they cannot be read; the owner keeps the error.
-    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> [any PersistentModel]?
+    func loadRelationship(_ relationship: RuntimeRelationship, of model: any PersistentModel) -> RelatedObjects?
     /// Inserts an object that became related to one of the owner's objects.
     func adopt(_ model: any PersistentModel)
     /// Reads an attribute that a partial fetch left unread. Nil when it

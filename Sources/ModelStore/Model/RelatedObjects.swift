@@ -32,6 +32,13 @@ enum RelatedObjects {
         }
     }
 
+    var count: Int {
+        switch self {
+        case .models(let models): return models.count
+        case .objects(let objects, _): return objects.count
+        }
+    }
+
     var isEmpty: Bool {
         switch self {
         case .models(let models): return models.isEmpty

@@ -54,12 +54,12 @@ extension PersistentModel {
         if link.keepsFaults {
             guard let related = owner.loadRelationship(relationship, of: self) else { return nil }
             if relationship.schema.forwardsChanges {
-                relationship.accessor.updateForwarding(of: self, adding: related, removing: [])
+                relationship.accessor.updateForwarding(of: self, adding: related.models, removing: [])
             }
-            return .models(related)
+            return related
         }
         let prefetched = state.extras?.prefetched.removeValue(forKey: ordinal)
-        guard let related = prefetched ?? owner.loadRelationship(relationship, of: self).map(RelatedObjects.models) else {
+        guard let related = prefetched ?? owner.loadRelationship(relationship, of: self) else {
             return nil
         }
         state.faults.remove(ordinal)
