@@ -87,23 +87,26 @@ final class RowRelationshipReader {
         return remember(registry[rowID], rowID)
     }
 
-    /// Notes that the rows read next name `model`, the registered object of
-    /// row `rowID`, through relationship `ordinal`, which must be a column
-    /// of the reader's table: a prefetch knows the holder its rows belong
-    /// to, and a probe of a large identity map per holder missed the cache
-    /// twice.
+    /// Notes that every row read next, until the next call, names `model`,
+    /// the registered object of row `rowID`, through relationship `ordinal`,
+    /// which must be a column of the reader's table: the caller's query
+    /// selects only rows whose column holds `rowID` (a fault's rows of one
+    /// holder, a prefetch's run of rows of one holder key). Their column is
+    /// then not read, and the identity map not probed: a prefetch knows the
+    /// holder its rows belong to, and a probe of a large identity map per
+    /// holder missed the cache twice.
     func expect(_ model: any PersistentModel, rowID: Int64, through ordinal: Int) {
         expectedOrdinal = ordinal
         expectedKey = rowID
         expectedModel = model
     }
 
-    /// Whether `expect` named an object for relationship `ordinal` (then a
-    /// column of the rows).
-    func expectsObject(through ordinal: Int) -> Bool { ordinal == expectedOrdinal }
-
-    /// The object `expect` named, when it is the one of row `rowID`.
-    func expectedObject(_ rowID: Int64) -> (any PersistentModel)? { rowID == expectedKey ? expectedModel : nil }
+    /// The key and the object `expect` named for relationship `ordinal`, if it
+    /// named one for it.
+    func expected(through ordinal: Int) -> (key: Int64, model: any PersistentModel)? {
+        guard ordinal == expectedOrdinal, let expectedModel else { return nil }
+        return (expectedKey, expectedModel)
+    }
 
     /// Keeps a found object as the last one. Absence is not kept: the row's
     /// object may be registered later in the fetch (a nested load).
@@ -167,15 +170,11 @@ extension PersistentRow {
         // per row.
         let column: RelationshipColumn = unmanagedTable._withUnsafeGuaranteedRef { table in
             guard let reader = unmanagedRelationships else { return .unknown }
-            // A prefetch's rows name their holder: known without looking the
-            // relationship up (a retain and release) or probing the identity map.
-            if reader._withUnsafeGuaranteedRef({ $0.expectsObject(through: ordinal) }) {
-                let cell = unmanagedStatement._withUnsafeGuaranteedRef { $0.cell(at: Int32(ordinal + 1)) }
-                guard cell.typeCode != SQLITE_NULL else { return .null }
-                let foreignKey = cell.int64
-                if let model = reader._withUnsafeGuaranteedRef({ $0.expectedObject(foreignKey) }) {
-                    return .key(foreignKey, registered: model)
-                }
+            // A prefetch's or a fault's rows name their holder: known without
+            // reading the column, looking the relationship up (a retain and
+            // release) or probing the identity map (see `expect`).
+            if let (key, model) = reader._withUnsafeGuaranteedRef({ $0.expected(through: ordinal) }) {
+                return .key(key, registered: model)
             }
             guard let relationship = table.relationships?.relationship(at: ordinal) else { return .unknown }
             guard relationship.holdsForeignKey else { return .noColumn }
