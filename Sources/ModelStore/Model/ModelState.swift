@@ -288,6 +288,11 @@ public final class ModelState {
     /// `FetchedRow`); called by generated getters. Outside a tracking scope
     /// there is nothing to do; inside one, the read makes the state and its
     /// registrar, as a read of an object with a state would.
+    ///
+    /// Inlinable, so that the generated getter asks the probe directly: as a
+    /// generic call, passing the subject, the key path's closure and their
+    /// types cost as much as the probe's answer.
+    @inlinable
     public static func accessWithoutState<Subject: PersistentModel, Member>(
         _ subject: Subject, keyPath: @autoclosure () -> KeyPath<Subject, Member>
     ) {

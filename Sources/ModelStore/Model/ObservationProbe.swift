@@ -29,6 +29,7 @@ import Synchronization
 
 /// Answers whether the current thread is inside an Observation tracking
 /// scope; see the comment at the top of ObservationProbe.swift.
+@usableFromInline
 final class ObservationProbe: Observable, Sendable {
     /// The probe, or nil when it failed its own check (reads are then taken
     /// as tracked). It lives as long as the process; held unmanaged, so that
@@ -41,6 +42,7 @@ final class ObservationProbe: Observable, Sendable {
 
     /// True when a read now could register an observer: inside a tracking
     /// scope, or whenever the probe cannot tell.
+    @usableFromInline
     static var isTracking: Bool {
         guard let shared else { return true }
         return shared._withUnsafeGuaranteedRef { $0.isInsideTrackingScope() }
