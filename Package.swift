@@ -225,7 +225,8 @@ if let sanitizerPass = Context.environment["MODELSTORE_SANITIZER_SUBSET"] {
             files: [
                 "RowRegistryTests.swift", "IdentityMapInvariantTests.swift", "IdentityTests.swift",
                 "ObjectLifetimeTests.swift", "LazyStateTests.swift", "FetchTests.swift", "Query/BatchFetchTests.swift",
-                "Relationships/PrefetchTests.swift", "Relationships/StoredRelationshipTests.swift",
+                "Relationships/PrefetchTests.swift", "Relationships/FaultLoadingTests.swift",
+                "Relationships/StoredRelationshipTests.swift",
                 "Relationships/InverseTests.swift", "Relationships/LargeToManyTests.swift", "OrderedModelsTests.swift",
                 "SaveAndRollbackTests.swift", "ChangeTrackingTests.swift", "Relationships/DeleteRuleTests.swift",
                 "Undo/UndoTests.swift", "RoundTripTests.swift", "SQLiteTests.swift", "Relationships/GraphModels.swift",
