@@ -25,6 +25,23 @@ struct ConcurrencyTests {
         #expect(try ModelContext(container).fetchCount(FetchDescriptor<Trip>()) == 200)
     }
 
+    /// A table's SQL text is made on its first use, which contexts on
+    /// several threads can reach at once: each must get the one text.
+    @Test func tablesMakeTheirSQLOnceWhateverThreadAsks() async throws {
+        let store = try TestStore()
+        let container = try store.container()
+        let table = try #require(container.store.table(named: "Trip"))
+        let texts = try await withThrowingTaskGroup(of: [String].self) { group in
+            for _ in 0..<8 {
+                group.addTask { [table.selectSQL, table.selectByKeySQL, table.insertSQL, table.countSQL] }
+            }
+            return try await group.reduce(into: [[String]]()) { $0.append($1) }
+        }
+        #expect(Set(texts).count == 1)
+        #expect(texts.first?.first?.hasPrefix("SELECT \"_pk\"") == true)
+        #expect(texts.first?.last == #"SELECT count(*) FROM "Trip""#)
+    }
+
     @Test func identifiersCrossIsolationDomains() async throws {
         let store = try TestStore()
         let container = try store.container()

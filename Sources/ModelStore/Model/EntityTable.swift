@@ -29,18 +29,24 @@ package final class EntityTable: Sendable {
     /// `SELECT _pk, a, b, …, _version FROM "Entity"` (no WHERE): column N + 1
     /// is the property with ordinal N, NULL for a relationship without a
     /// column here; the row version is the last column (`versionColumn`).
-    package let selectSQL: String
+    package var selectSQL: String { sqlText.select }
     /// Selects one row by primary key.
-    package let selectByKeySQL: String
+    package var selectByKeySQL: String { sqlText.selectByKey }
     /// Inserts every column. For an entity with unique attributes it is an
     /// upsert that returns the row's key: a conflicting row is updated
     /// instead, as SwiftData does for `.unique`.
-    package let insertSQL: String
+    package var insertSQL: String { sqlText.insert }
     /// True when `insertSQL` returns the row's key (an upsert). Otherwise the
     /// key is `sqlite3_last_insert_rowid`: RETURNING makes SQLite collect the
     /// returned rows in a temporary table, which costs more than the insert.
     package let insertReturnsKey: Bool
-    package let countSQL: String
+    package var countSQL: String { sqlText.count }
+    /// The texts above, made on first use: opening a store makes a table per
+    /// entity, and building every table's SQL then cost more than the rest
+    /// of making the tables, for entities that a run of the app may never
+    /// read or write. Behind a lock: contexts on several threads share the
+    /// table. Each text is read when a statement is prepared, not per row.
+    private let lazySQLText = Locked<SQLText?>(nil)
     /// The SQL table: the entity's own, or its hierarchy root's.
     package let tableName: String
     /// Where the entity is in a class hierarchy; nil outside one.
@@ -100,43 +106,16 @@ package final class EntityTable: Sendable {
             $0.schema.countLimits.minimum != nil || $0.schema.countLimits.maximum != nil
         }
         hasRelationships = !entity.relationships.isEmpty
-        let table = quoteIdentifier(hierarchy?.tableName ?? entity.name)
-        let key = quoteIdentifier(primaryKeyColumn)
-        let filter = hierarchy?.condition(qualifier: nil)
-        let selectColumns =
-            hierarchy?.selectColumns(qualifier: nil, omitting: PropertyBitSet(), version: versionSelect)
-            ?? SchemaSQL.selectColumns(slots, qualifier: nil, version: versionSelect)
-        selectSQL = "SELECT \(selectColumns) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
-        selectByKeySQL = "\(selectSQL) \(filter == nil ? "WHERE" : "AND") \(key) = ?"
-        var columns = columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
-        var values = Array(repeating: "?", count: columns.count)
-        if let hierarchy {
-            // Constant per entity: the discriminator is part of the
-            // statement, not bound.
-            columns.append(quoteIdentifier(entityColumn))
-            values.append(sqlStringLiteral(hierarchy.entityName))
-        }
-        // Named, not left to the column's DEFAULT 1 (see initialRowVersion).
-        columns.append(quoteIdentifier(rowVersionColumn))
-        values.append(String(initialRowVersion))
-        var insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
         insertReturnsKey = entity.hasUniqueness || hierarchy?.rootHasUniqueness == true
-        if insertReturnsKey {
-            // The conflict target may be omitted on the last ON CONFLICT clause
-            // (SQLite 3.35+): any unique column that conflicts turns the insert
-            // into an update of that row, whose key RETURNING gives.
-            // Attributes only: the links of the existing row are kept, so that
-            // an upsert never detaches the row's related objects. The row's
-            // version goes up as on any update, and past initialRowVersion
-            // even from a row inserted at 1; it is returned, so that the save
-            // knows the version it wrote (initialRowVersion: the row is new).
-            let version = quoteIdentifier(rowVersionColumn)
-            let assignments = (entity.attributes.map { quoteIdentifier($0.name) }.map { "\($0) = excluded.\($0)" }
-                + ["\(version) = max(\(version) + 1, \(initialRowVersion + 1))"]).joined(separator: ", ")
-            insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key), \(version)"
+    }
+
+    private var sqlText: SQLText {
+        lazySQLText.withLock { text in
+            if let text { return text }
+            let made = SQLText(self)
+            text = made
+            return made
         }
-        insertSQL = insert
-        countSQL = "SELECT count(*) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
     }
 
     /// The columns of a SELECT that makes this entity's objects, for a
@@ -187,5 +166,55 @@ package final class EntityTable: Sendable {
         var result = PropertyBitSet()
         for ordinal in ordinals where ordinal < slots.count && slots[ordinal].column != nil { result.insert(ordinal) }
         return result
+    }
+}
+
+/// The SQL text of an entity's table that `EntityTable` makes on first use.
+private struct SQLText: Sendable {
+    let select: String
+    let selectByKey: String
+    let insert: String
+    let count: String
+
+    init(_ entityTable: EntityTable) {
+        let entity = entityTable.entity
+        let hierarchy = entityTable.hierarchy
+        let slots = entityTable.slots
+        let table = quoteIdentifier(entityTable.tableName)
+        let key = quoteIdentifier(primaryKeyColumn)
+        let filter = hierarchy?.condition(qualifier: nil)
+        let selectColumns =
+            hierarchy?.selectColumns(qualifier: nil, omitting: PropertyBitSet(), version: entityTable.versionSelect)
+            ?? SchemaSQL.selectColumns(slots, qualifier: nil, version: entityTable.versionSelect)
+        select = "SELECT \(selectColumns) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
+        selectByKey = "\(select) \(filter == nil ? "WHERE" : "AND") \(key) = ?"
+        var columns = entityTable.columnOrdinals.compactMap { slots[$0].column }.map(quoteIdentifier)
+        var values = Array(repeating: "?", count: columns.count)
+        if let hierarchy {
+            // Constant per entity: the discriminator is part of the
+            // statement, not bound.
+            columns.append(quoteIdentifier(entityColumn))
+            values.append(sqlStringLiteral(hierarchy.entityName))
+        }
+        // Named, not left to the column's DEFAULT 1 (see initialRowVersion).
+        columns.append(quoteIdentifier(rowVersionColumn))
+        values.append(String(initialRowVersion))
+        var insert = "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")))"
+        if entityTable.insertReturnsKey {
+            // The conflict target may be omitted on the last ON CONFLICT clause
+            // (SQLite 3.35+): any unique column that conflicts turns the insert
+            // into an update of that row, whose key RETURNING gives.
+            // Attributes only: the links of the existing row are kept, so that
+            // an upsert never detaches the row's related objects. The row's
+            // version goes up as on any update, and past initialRowVersion
+            // even from a row inserted at 1; it is returned, so that the save
+            // knows the version it wrote (initialRowVersion: the row is new).
+            let version = quoteIdentifier(rowVersionColumn)
+            let assignments = (entity.attributes.map { quoteIdentifier($0.name) }.map { "\($0) = excluded.\($0)" }
+                + ["\(version) = max(\(version) + 1, \(initialRowVersion + 1))"]).joined(separator: ", ")
+            insert += " ON CONFLICT DO UPDATE SET \(assignments) RETURNING \(key), \(version)"
+        }
+        self.insert = insert
+        count = "SELECT count(*) FROM \(table)" + (filter.map { " WHERE \($0)" } ?? "")
     }
 }
