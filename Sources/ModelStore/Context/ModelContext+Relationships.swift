@@ -36,25 +36,25 @@ extension ModelContext {
             }
         }
         guard let holderRowID else { return .empty }
-        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: .one)
+        let query = try relatedRowsQuery(relationship, destination: destination, holders: .one)
         let backOrdinal = relationship.inverseColumnOrdinal
         return try withEagerLoadGuard(relationship) {
             try relatedRows(
-                type, table: destination, sql: sql, holderRowID: holderRowID,
+                type, table: destination, query: query, holderRowID: holderRowID,
                 expecting: backOrdinal.flatMap { ordinal in holder.map { ($0, ordinal) } })
         }
     }
 
     /// Runs a SELECT of the rows related to the holder whose key is bound at
-    /// parameter 1 (see `relatedRowsSQL`) and returns their objects in order,
-    /// as T's array. `expecting`: the holder and the ordinal of the rows'
-    /// relationship back to it, a column of theirs (see
+    /// parameter 1 (see `relatedRowsQuery`) and returns their objects in
+    /// order, as T's array. `expecting`: the holder and the ordinal of the
+    /// rows' relationship back to it, a column of theirs (see
     /// `RuntimeRelationship.inverseColumnOrdinal`).
     private func relatedRows<T: PersistentModel>(
-        _ type: T.Type, table: EntityTable, sql: String, holderRowID: Int64,
+        _ type: T.Type, table: EntityTable, query: RelatedRowsQueries.Query, holderRowID: Int64,
         expecting: (holder: any PersistentModel, ordinal: Int)?
     ) throws -> RelatedObjects {
-        let statement = try connection().cachedStatement(sql)
+        let statement = try connection().cachedStatement(query.sql, keptIn: &query.statement)
         defer { statement.reset() }
         try statement.bind(holderRowID, at: 1)
         let registry = registry(for: table)
@@ -107,14 +107,15 @@ extension ModelContext {
     }
 
     /// A SELECT of the destination's rows related to `holders` (see
-    /// `RelationshipSQL.relatedRows`), in the relationship's order. Returns
-    /// the SQL and the column that holds the holder's key: the last one, or,
-    /// for a to-many stored as its inverse's foreign key, that key's own
-    /// column among the destination's (each row would otherwise carry it twice).
-    func relatedRowsSQL(
+    /// `RelationshipSQL.relatedRows`), in the relationship's order: the SQL
+    /// and the column that holds the holder's key: the last one, or, for a
+    /// to-many stored as its inverse's foreign key, that key's own column
+    /// among the destination's (each row would otherwise carry it twice).
+    /// Built once per context (see `RelatedRowsQueries`).
+    func relatedRowsQuery(
         _ relationship: RuntimeRelationship, destination: EntityTable, holders: RelationshipSQL.Holders
-    ) throws -> (sql: String, holderColumn: Int32) {
-        let query = try relatedRowsQueries.query(relationship, destination: destination, holders: holders) {
+    ) throws -> RelatedRowsQueries.Query {
+        try relatedRowsQueries.query(relationship, destination: destination, holders: holders) {
             var linkColumn: Int32?
             if case .inverseForeignKey = relationship.schema.storage {
                 linkColumn = destination.selectColumn(ofForeignKey: relationship.inverse)
@@ -130,7 +131,6 @@ extension ModelContext {
             }
             return RelatedRowsQueries.Query(sql: sql, holderColumn: linkColumn ?? destination.firstExtraColumn)
         }
-        return (query.sql, query.holderColumn)
     }
 
     /// Runs a SELECT whose first columns are `table`'s select columns and
@@ -188,10 +188,10 @@ extension ModelContext {
         // objects are mostly faults, reading every linked row is cheaper. A
         // to-one held in the holder's row has no such form.
         let everyRow = wholeTable && relationship.schema.foreignKeyColumn == nil && holders.count * 2 >= models.count
-        let (sql, holderColumn) = try relatedRowsSQL(
+        let query = try relatedRowsQuery(
             relationship, destination: destination, holders: everyRow ? .all : .many)
         let keys = everyRow ? nil : jsonKeys(holders.keys)
-        try prefetchRows(type, table: destination, sql: sql, holderColumn: holderColumn, into: holders) {
+        try prefetchRows(type, table: destination, sql: query.sql, holderColumn: query.holderColumn, into: holders) {
             if let keys { try $0.bind(keys, at: 1) }
         }
         holders.finish()

@@ -179,7 +179,7 @@ extension ModelContext {
         // Not saved: nothing in the store refers to it.
         guard let rowID = state.rowID else { return [] }
         let type = try modelType(of: destination)
-        let (sql, _) = try relatedRowsSQL(relationship, destination: destination, holders: .one)
+        let sql = try relatedRowsQuery(relationship, destination: destination, holders: .one).sql
         // Column 0 is the row's key.
         let loaded = try rows(type, table: destination, sql: sql, extraColumn: 0) { try $0.bind(rowID, at: 1) }
         state.makeExtras().loadedKeys[ordinal] = loaded.map(\.extra)

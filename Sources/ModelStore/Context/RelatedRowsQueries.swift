@@ -1,5 +1,5 @@
 /// The SELECTs of related rows a context has built (see
-/// `ModelContext.relatedRowsSQL`), by relationship, destination table and
+/// `ModelContext.relatedRowsQuery`), by relationship, destination table and
 /// kind of holders.
 ///
 /// Every relationship fault runs one: building its text (the destination's
@@ -8,10 +8,20 @@
 /// The text depends only on the relationship, the destination table and the
 /// holders' kind, all fixed for the life of the objects that key it.
 struct RelatedRowsQueries {
-    struct Query {
+    /// One SELECT, with the statement the context last ran it with.
+    final class Query {
         let sql: String
         /// The column that holds each row's holder key.
         let holderColumn: Int32
+        /// Kept so that a fault finds its statement without the connection
+        /// hashing `sql` (see `Connection.cachedStatement(_:keptIn:)`); a
+        /// context's connection never changes.
+        var statement: Statement?
+
+        init(sql: String, holderColumn: Int32) {
+            self.sql = sql
+            self.holderColumn = holderColumn
+        }
     }
 
     /// Each query with what it was built for. A context's schema has a

@@ -209,6 +209,21 @@ package final class Connection {
         return statement
     }
 
+    /// `cachedStatement(_:)` for a caller that keeps the statement it is
+    /// given in `kept`: the next call returns that one without looking its
+    /// text up (a hash of the whole text), unless it is still stepping.
+    /// `kept` must only ever hold statements of this connection.
+    /// - Throws: `SQLiteError` when the SQL does not compile.
+    package func cachedStatement(_ sql: String, keptIn kept: inout Statement?) throws(SQLiteError) -> Statement {
+        if let statement = kept, !statement.isRunning, !isInAbandonedTransaction {
+            statement.reset()
+            return statement
+        }
+        let statement = try cachedStatement(sql)
+        kept = statement
+        return statement
+    }
+
     /// A cached statement that only computes with the values bound to it
     /// (`SELECT ?1 IS ?2`, `SELECT ?1`), prepared on this connection's own
     /// SQLite database, never on a foreign one: values are compared and

@@ -163,7 +163,8 @@ struct PrefetchTests {
         let stops = try #require(trips.relationships?.all.first { $0.schema.name == "stops" })
         let inverse = try #require(stops.inverse)
         for holders in [RelationshipSQL.Holders.one, .many, .all] {
-            let (sql, holderColumn) = try context.relatedRowsSQL(stops, destination: stopTable, holders: holders)
+            let query = try context.relatedRowsQuery(stops, destination: stopTable, holders: holders)
+            let (sql, holderColumn) = (query.sql, query.holderColumn)
             let selected = try #require(sql.range(of: " FROM ").map { sql[..<$0.lowerBound] })
             #expect(selected.components(separatedBy: "\"trip\"").count == 2, "\(sql)")
             #expect(holderColumn == Int32(inverse.ordinal + 1))
