@@ -87,14 +87,14 @@ final class RowRelationshipReader {
         return remember(registry[rowID], rowID)
     }
 
-    /// Notes that every row read next, until the next call, names `model`,
-    /// the registered object of row `rowID`, through relationship `ordinal`,
+    /// Notes that the rows read next, until the next call, name `model`, the
+    /// registered object of row `rowID`, through relationship `ordinal`,
     /// which must be a column of the reader's table: the caller's query
-    /// selects only rows whose column holds `rowID` (a fault's rows of one
-    /// holder, a prefetch's run of rows of one holder key). Their column is
-    /// then not read, and the identity map not probed: a prefetch knows the
-    /// holder its rows belong to, and a probe of a large identity map per
-    /// holder missed the cache twice.
+    /// selects rows whose column holds `rowID` (a fault's rows of one holder,
+    /// a prefetch's run of rows of one holder key). A row whose column holds
+    /// that key then links to `model` without a probe of the identity map: a
+    /// prefetch knows the holder its rows belong to, and a probe of a large
+    /// identity map per holder missed the cache twice.
     func expect(_ model: any PersistentModel, rowID: Int64, through ordinal: Int) {
         expectedOrdinal = ordinal
         expectedKey = rowID
@@ -171,10 +171,14 @@ extension PersistentRow {
         let column: RelationshipColumn = unmanagedTable._withUnsafeGuaranteedRef { table in
             guard let reader = unmanagedRelationships else { return .unknown }
             // A prefetch's or a fault's rows name their holder: known without
-            // reading the column, looking the relationship up (a retain and
-            // release) or probing the identity map (see `expect`).
+            // looking the relationship up (a retain and release) or probing
+            // the identity map (see `expect`). The column is still read and
+            // compared: the query selects rows by the index, and in a damaged
+            // file a row can hold another key than its index entry says.
             if let (key, model) = reader._withUnsafeGuaranteedRef({ $0.expected(through: ordinal) }) {
-                return .key(key, registered: model)
+                let cell = unmanagedStatement._withUnsafeGuaranteedRef { $0.cell(at: Int32(ordinal + 1)) }
+                guard cell.typeCode != SQLITE_NULL else { return .null }
+                if cell.int64 == key { return .key(key, registered: model) }
             }
             guard let relationship = table.relationships?.relationship(at: ordinal) else { return .unknown }
             guard relationship.holdsForeignKey else { return .noColumn }
