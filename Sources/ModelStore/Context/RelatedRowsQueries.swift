@@ -3,10 +3,11 @@
 /// kind of holders.
 ///
 /// Every relationship fault runs one: building its text (the destination's
-/// select columns, quoted and joined) cost many times what hashing the
-/// finished text costs the connection's statement cache, once per fault.
-/// The text depends only on the relationship, the destination table and the
-/// holders' kind, all fixed for the life of the objects that key it.
+/// select columns, quoted and joined) cost many times what running it did,
+/// once per fault, and the connection's cache then hashed the whole text to
+/// find the statement. The text depends only on the relationship, the
+/// destination table and the holders' kind, all fixed for the life of the
+/// objects that key it; each query also keeps its statement.
 struct RelatedRowsQueries {
     /// One SELECT, with the statement the context last ran it with.
     final class Query {

@@ -25,16 +25,23 @@ struct FaultLoadingTests {
         try context.save()
     }
 
+    /// A store with the routes saved, and a new context on it (the store is
+    /// returned too: its folder lives as long as it does).
+    private func routes() throws -> (store: TestStore, context: ModelContext) {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        try saveRoutes(container)
+        return (store, ModelContext(container))
+    }
+
     private func airport(_ code: String, in context: ModelContext) throws -> Airport {
         try #require(try context.fetch(FetchDescriptor<Airport>(predicate: #Predicate { $0.code == code })).first)
     }
 
     @Test("Two to-manys of one entity fault in their own rows, one holder at a time or many")
     func queriesKeptPerRelationshipAndHolders() throws {
-        let store = try TestStore()
-        let container = try store.graphContainer()
-        try saveRoutes(container)
-        let context = ModelContext(container)
+        let (store, context) = try routes()
+        defer { withExtendedLifetime(store) {} }
         let a = try airport("A", in: context)
         // One context, both relationships to Flight, each fault after the
         // other's query was built: each must read its own column.
@@ -55,10 +62,8 @@ struct FaultLoadingTests {
 
     @Test("A fault's objects link back to the holder that loaded them")
     func faultedObjectsLinkToHolder() throws {
-        let store = try TestStore()
-        let container = try store.graphContainer()
-        try saveRoutes(container)
-        let context = ModelContext(container)
+        let (store, context) = try routes()
+        defer { withExtendedLifetime(store) {} }
         let a = try airport("A", in: context)
         let departures = a.departures
         #expect(departures.count == 2)
