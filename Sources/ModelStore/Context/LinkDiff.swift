@@ -23,9 +23,11 @@ enum LinkDiff {
         var removed: [AnyObject]
     }
 
-    /// Compares a to-many as last loaded or saved (`old`, whose objects may
-    /// repeat: the app may have appended one twice) with its members now
-    /// (no repeats), by identity. `isMember` tells whether an object of
+    /// Compares a to-many as last loaded or saved (`old`) with its members
+    /// now (no repeats), by identity. `old` holds no repeats when the store
+    /// and ModelStore keep their invariants (see
+    /// `ModelContext.holdSavedMembers`); a repeat is still handled, so that
+    /// a list read from a store edited by other means is stored right. `isMember` tells whether an object of
     /// `old` is still a member.
     ///
     /// A kept start holds no repeat (its objects match members, which do
@@ -52,6 +54,31 @@ enum LinkDiff {
         }
         let removed = old[prefix..<(old.count - suffix)].filter { !isMember($0) }
         return Kept(prefix: prefix, suffix: suffix, removed: removed)
+    }
+
+    /// How many objects were appended to `old` to make `members`, when
+    /// that is all that changed: `members` starts with `old`'s objects in
+    /// their order, then holds at most `maximumAppended` more, none of them
+    /// twice or already in `old`. Nil otherwise, and for an unchanged list.
+    ///
+    /// `old` is the list as last loaded or saved, which holds no repeats
+    /// (see `ModelContext.holdSavedMembers`), so `members` holds none.
+    /// - Complexity: O(old × appended) comparisons of references, with no
+    ///   hashing and no allocation: for the few objects appended to a long
+    ///   list, a walk of it costs less than an identity set of it.
+    static func appendedCount(
+        to old: [AnyObject], making members: [AnyObject], maximumAppended: Int = 8
+    ) -> Int? {
+        let appended = members.count - old.count
+        guard appended > 0, appended <= maximumAppended else { return nil }
+        for index in old.indices where old[index] !== members[index] { return nil }
+        let added = members[old.count...]
+        for (offset, object) in zip(added.indices, added) {
+            if added[..<offset].contains(where: { $0 === object }) || old.contains(where: { $0 === object }) {
+                return nil
+            }
+        }
+        return appended
     }
 
     /// Compares links whose stored positions are known with the members to

@@ -84,6 +84,8 @@ extension ModelContext {
         // rows an UPDATE wrote, whose versions then go up by one.
         var updated: [(state: ModelState, wroteRow: Bool)] = []
         updated.reserveCapacity(changed.count)
+        // To-manys stored without the repeats they held in memory.
+        var repeatedLists: [SavedToMany] = []
         // What the save wrote, for the other contexts and the observers,
         // collected as it is written: a pass of its own over the objects
         // after the commit would load each state again.
@@ -156,8 +158,8 @@ extension ModelContext {
                 }
                 try writeForeignKeyFixups(fixups, connection: connection)
                 if work.needs.toManyLinks {
-                    try writeToManyLinks(of: insertedToWrite(plan), plan: plan, connection: connection)
-                    try writeToManyLinks(of: changedToWrite(plan), plan: plan, connection: connection)
+                    repeatedLists += try writeToManyLinks(of: insertedToWrite(plan), plan: plan, connection: connection)
+                    repeatedLists += try writeToManyLinks(of: changedToWrite(plan), plan: plan, connection: connection)
                 }
                 commit.historyToken = try history.write(author: author, connection: connection)
             }
@@ -185,6 +187,7 @@ extension ModelContext {
             if wroteRow { state.version += 1 }
         }
         applyInMemory(plan, savedDeletes: savedDeletes)
+        if !repeatedLists.isEmpty { holdSavedMembers(repeatedLists) }
         inserted.removeAll()
         changed.removeAll()
         deleted.removeAll()

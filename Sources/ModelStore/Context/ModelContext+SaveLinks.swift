@@ -42,9 +42,14 @@ extension ModelContext {
 
     /// Writes the links of the to-many relationships that changed (all of
     /// them for new objects): each member's position, and join-table rows.
+    /// Returns the lists that held an object more than once, each with its
+    /// members as stored, for `holdSavedMembers` to apply after the commit.
     /// - Complexity: O(members of the changed to-manys) in memory, and one
     ///   statement per link added, removed or moved (see `LinkWriter`).
-    func writeToManyLinks(of models: [any PersistentModel], plan: DeletePlan, connection: Connection) throws {
+    func writeToManyLinks(of models: [any PersistentModel], plan: DeletePlan, connection: Connection) throws
+        -> [SavedToMany]
+    {
+        var repeated: [SavedToMany] = []
         for model in models {
             let state = model._$modelState
             guard let table = state.table, !table.toManyRelationships.isEmpty, let holder = state.rowID else {
@@ -55,14 +60,41 @@ extension ModelContext {
                 guard isNew || state.dirty.contains(relationship.ordinal),
                     let loaded = relationship.accessor.loadedObjects(of: model)
                 else { continue }
-                try writeLinks(
+                let members = try writeLinks(
                     of: relationship, holder: holder, loaded: loaded, model: model, state: state, plan: plan,
                     connection: connection)
+                if members.count != loaded.count {
+                    repeated.append(SavedToMany(holder: model, relationship: relationship, members: members))
+                }
             }
+        }
+        return repeated
+    }
+
+    /// After a save's commit: the lists that held an object more than once
+    /// (or a deleted one) now hold their members as stored, each once, as
+    /// a reload would give them. It is not a change: nothing is marked
+    /// dirty or recorded for undo.
+    ///
+    /// The invariant it keeps: a to-many of a saved object holds no repeats
+    /// until the app changes it (lists loaded from the store hold none: a
+    /// member's foreign key names one holder, and a join table's rows are
+    /// unique). `LinkDiff.appendedCount` relies on it for the list last
+    /// saved or loaded.
+    func holdSavedMembers(_ lists: [SavedToMany]) {
+        for list in lists {
+            let state = list.holder._$modelState
+            let wasApplying = state.isApplyingStoredValues
+            state.isApplyingStoredValues = true
+            defer { state.isApplyingStoredValues = wasApplying }
+            list.relationship.accessor.setModels(list.relationship.accessor.models(list.members), of: list.holder)
         }
     }
 
-    /// Writes one to-many's links. The lists are compared as references
+    /// Writes one to-many's links, and returns its members as stored: the
+    /// list without repeats and without objects being deleted.
+    ///
+    /// The lists are compared as references
     /// (`RelationshipValue._relatedObjects`): for a long list whose end
     /// changed, neither pass touches its objects, which cost more than
     /// anything else a save of it did (a cache miss each). Only the members
@@ -70,7 +102,26 @@ extension ModelContext {
     private func writeLinks(
         of relationship: RuntimeRelationship, holder: Int64, loaded: [AnyObject], model: any PersistentModel,
         state: ModelState, plan: DeletePlan, connection: Connection
-    ) throws {
+    ) throws -> [AnyObject] {
+        let committed = committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue
+        // The list as last loaded or saved: the stored order, which the
+        // writer compares with the new one to write only what moved.
+        let old = committed?._relatedObjects ?? []
+        func write(_ members: [AnyObject], _ kept: LinkDiff.Kept) throws {
+            let removed = relationship.accessor.models(kept.removed).compactMap(\._$modelState.rowID)
+            try LinkWriter.writeLinks(
+                relationship.schema, inverse: relationship.inverse?.schema,
+                destinationTable: store.table(named: relationship.schema.destination)?.tableName, holder: holder,
+                count: members.count, member: { relationship.accessor.models([members[$0]]).first?._$modelState.rowID },
+                stored: .order(prefix: kept.prefix, suffix: kept.suffix, removed: removed), connection: connection)
+        }
+        // Appending to a list (the common edit of a long one) is found by
+        // comparing references, without the identity set below, whose
+        // cost follows the length of the list, not the change.
+        if plan.isEmpty, let appended = LinkDiff.appendedCount(to: old, making: loaded) {
+            try write(loaded, LinkDiff.Kept(prefix: loaded.count - appended, suffix: 0, removed: []))
+            return loaded
+        }
         // Objects being deleted leave the list; without deletes (most saves)
         // no object is asked.
         let deleted = plan.isEmpty ? [] : relationship.accessor.models(loaded).filter(plan.contains)
@@ -85,16 +136,15 @@ extension ModelContext {
             // retains and releases every object.
             members = Array(loaded[..<first]) + loaded[(first + 1)...].filter { seen.insert($0) && !gone.contains($0) }
         }
-        let committed = committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue
-        // The list as last loaded or saved: the stored order, which the
-        // writer compares with the new one to write only what moved.
-        let old = committed?._relatedObjects ?? []
-        let kept = LinkDiff.compare(previous: old, members: members) { seen.contains($0) && !gone.contains($0) }
-        let removed = relationship.accessor.models(kept.removed).compactMap(\._$modelState.rowID)
-        try LinkWriter.writeLinks(
-            relationship.schema, inverse: relationship.inverse?.schema,
-            destinationTable: store.table(named: relationship.schema.destination)?.tableName, holder: holder, count: members.count,
-            member: { relationship.accessor.models([members[$0]]).first?._$modelState.rowID },
-            stored: .order(prefix: kept.prefix, suffix: kept.suffix, removed: removed), connection: connection)
+        try write(members, LinkDiff.compare(previous: old, members: members) { seen.contains($0) && !gone.contains($0) })
+        return members
     }
+}
+
+/// A to-many as a save stored it, where that differs from the list the app
+/// held (an object in it twice): see `ModelContext.holdSavedMembers`.
+struct SavedToMany {
+    let holder: any PersistentModel
+    let relationship: RuntimeRelationship
+    let members: [AnyObject]
 }

@@ -286,6 +286,63 @@ struct LargeToManyTests {
         #expect(try LongList.stored(.joinTable, at: store) == ["c", "b", "a"])
     }
 
+    @Test("A list saved with an object in it twice holds it once after the save, and appends after it are stored in order", arguments: [Storage.foreignKey, .joinTable])
+    func repeatsLeaveAtSave(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, in: context, count: 20)
+        try context.save()
+        var names = list.names
+        // The list's second member again, at its end: the store holds it once.
+        try list.set(names + [names[1]])
+        try context.save()
+        #expect(list.names == names, "the list in memory holds what the store holds")
+        #expect(try LongList.stored(storage, at: store) == names)
+        // An append after the save is stored after the others; had the
+        // repeat stayed, its position would be counted past a member the
+        // store does not hold twice.
+        try list.append("new")
+        names.append("new")
+        try context.save()
+        #expect(list.names == names)
+        #expect(try LongList.stored(storage, at: store) == names)
+        #expect(try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)))
+    }
+
+    @Test("Appending a member the list already holds, or one twice, stores each once", arguments: [Storage.foreignKey, .joinTable])
+    func appendingMembersAgain(storage: Storage) throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let list = try LongList(storage, in: context, count: 50)
+        try context.save()
+        var names = list.names
+        try list.set(names + ["new", names[7]])
+        names.append("new")
+        try context.save()
+        #expect(list.names == names)
+        #expect(try LongList.stored(storage, at: store) == names)
+        try list.set(names + ["newer", "newer"])
+        names.append("newer")
+        try context.save()
+        #expect(list.names == names)
+        #expect(try LongList.stored(storage, at: store) == names)
+        #expect(try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)))
+    }
+
+    @Test("Appending finds the appended objects by reference, and nothing else passes for an append")
+    func appendedCount() {
+        let old: [AnyObject] = (0..<5).map { _ in Tag(name: "old") }
+        let (x, y) = (Tag(name: "x"), Tag(name: "y"))
+        #expect(LinkDiff.appendedCount(to: old, making: old + [x, y]) == 2)
+        #expect(LinkDiff.appendedCount(to: [], making: [x]) == 1)
+        #expect(LinkDiff.appendedCount(to: old, making: old) == nil, "nothing appended")
+        #expect(LinkDiff.appendedCount(to: old, making: old + [x, x]) == nil, "one object twice")
+        #expect(LinkDiff.appendedCount(to: old, making: old + [old[3]]) == nil, "a member again")
+        #expect(LinkDiff.appendedCount(to: old, making: [old[1], old[0]] + old[2...] + [x]) == nil, "a reorder")
+        #expect(LinkDiff.appendedCount(to: old, making: Array(old.dropLast()) + [y, x]) == nil, "a replacement")
+        #expect(LinkDiff.appendedCount(to: old, making: old + (0..<9).map { _ in Tag(name: "n") }) == nil, "more than a few")
+    }
+
     // MARK: Helpers
 
     /// One random edit of `names`; new members are named n0, n1, …

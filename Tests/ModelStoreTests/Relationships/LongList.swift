@@ -100,6 +100,27 @@ final class LongList {
         return try LongList(storage, loadedIn: context, holder: holder).names
     }
 
+    /// The stored positions of the only trip's stops (`.foreignKey`) or
+    /// tags (`.joinTable`), in ascending order, read from the file.
+    static func storedPositions(_ storage: LargeToManyTests.Storage, at store: TestStore) throws -> [Int64] {
+        let file = StoreFile(url: store.url)
+        let sql: String
+        switch storage {
+        case .foreignKey:
+            sql = "SELECT _trip_order FROM Stop ORDER BY 1"
+        case .joinTable, .joinTableOtherSide:
+            let schema = try Schema(Graph.models).resolvingRelationships()
+            guard case .joinTable(let name, let isSource)? = schema.entity(named: "Trip")?.relationship(named: "tags")?.storage
+            else { throw ModelStoreError.entityNotInSchema(entity: "Trip.tags in a join table") }
+            let order = isSource ? JoinTableColumn.sourceOrder : JoinTableColumn.targetOrder
+            sql = "SELECT \(quoteIdentifier(order)) FROM \(quoteIdentifier(name)) ORDER BY 1"
+        }
+        return try file.rows(sql).map { row in
+            guard case .integer(let position) = row[0] else { throw ModelStoreError.entityNotInSchema(entity: "a NULL position") }
+            return position
+        }
+    }
+
     /// The row keys of the list's members, in their stored order (with
     /// `holderOnly`, the holder's key alone).
     static func storedKeys(_ storage: LargeToManyTests.Storage, at store: TestStore, holderOnly: Bool = false) throws -> [Int64] {
