@@ -14,8 +14,9 @@ import Synchronization
 // commits. Each context reads it once per entry point on its own
 // connection; when it moved, somebody committed, in this process or not.
 // Which of the two is decided with one more connection per container, the
-// watcher (the connection that opened and checked the store, kept open),
-// that never writes: every local commit reads the watcher's
+// watcher (opened when the first context registers, without parsing the
+// schema; on a server, the connection that opened the store), that never
+// writes: every local commit reads the watcher's
 // data_version while it holds the write lock (after BEGIN IMMEDIATE nobody
 // else can commit), and again after COMMIT, and records the value after as
 // `attributed`: every commit up to that value is accounted for (local ones
@@ -62,9 +63,9 @@ final class ChangeCoordinator: Sendable {
     }
 
     private struct Watch {
-        /// The store's bootstrap connection, handed over when the store was
-        /// opened (see `adoptWatcher`), or opened by the first context that
-        /// registers.
+        /// A server store's bootstrap connection, handed over when the store
+        /// was opened (see `adoptWatcher`), or opened when the first context
+        /// registers (`Store.openWatcherConnection`).
         var watcher: Connection?
         /// Whether the first context registered and set the baseline.
         var isStarted = false
@@ -79,7 +80,7 @@ final class ChangeCoordinator: Sendable {
         /// The watcher's data_version; nil when it cannot be read.
         mutating func read(_ store: Store) -> Int64? {
             do {
-                let connection = try watcher ?? store.openConnection()
+                let connection = try watcher ?? store.openWatcherConnection()
                 watcher = connection
                 return try connection.dataVersion()
             } catch {
@@ -88,17 +89,23 @@ final class ChangeCoordinator: Sendable {
         }
 
         /// Sets the baseline when the first context registers: the
-        /// watcher's data_version and the latest history token, in one
-        /// snapshot.
-        mutating func start(_ store: Store) {
+        /// watcher's data_version, then the latest history token, read on
+        /// the registering context's connection (`context`), on which SQLite
+        /// has parsed the schema; the watcher, opened for data_version, has
+        /// not. A foreign commit between the two reads is in the token but
+        /// not behind the watcher's value: it later looks like a foreign
+        /// commit whose history was read already, which costs a look at the
+        /// history, never a miss. Nothing can be stale yet: this is the
+        /// first context to register, before its first read.
+        mutating func start(_ store: Store, reading context: Connection) {
             isStarted = true
             do {
-                let connection = try watcher ?? store.openConnection()
+                let connection = try watcher ?? store.openWatcherConnection()
                 watcher = connection
-                try connection.withReadSnapshot {
-                    attributed = try connection.dataVersion()
+                attributed = try connection.dataVersion()
+                try context.withReadSnapshot {
                     position.reset(
-                        to: try ChangeHistory.exists(connection: connection) ? ChangeHistory.latestToken(connection: connection) : nil)
+                        to: try ChangeHistory.exists(connection: context) ? ChangeHistory.latestToken(connection: context) : nil)
                 }
             } catch {
                 attributed = nil
@@ -132,10 +139,12 @@ final class ChangeCoordinator: Sendable {
     /// How many times a commit of another process was noticed.
     var foreignGeneration: Int { foreignCommits.load(ordering: .acquiring) }
 
-    /// Keeps the connection that opened and checked the store as the
-    /// watcher, so that the first context does not open one more: opening a
-    /// connection maps the file's shared memory and parses its schema, a
-    /// large part of opening a container. The watcher only reads, and its
+    /// Keeps the connection that opened and checked a server's store as the
+    /// watcher, so that the first context does not open one more: a
+    /// server's connection costs a round trip or more whatever it is for.
+    /// (A SQLite file's opening connection goes to the first context
+    /// instead, and the watcher is opened without parsing the schema: see
+    /// `Store.openWatcherConnection`.) The watcher only reads, and its
     /// baseline is set when the first context registers, not here. A
     /// connection left inside a transaction or a statement would read an old
     /// snapshot, so it is not adopted (the first context opens a watcher).
@@ -148,6 +157,9 @@ final class ChangeCoordinator: Sendable {
 
     /// Whether the watcher connection is open (for tests).
     var hasWatcher: Bool { watch.withLock { $0.watcher != nil } }
+
+    /// Whether SQLite parsed the schema on the watcher (for tests).
+    var watcherHasParsedSchema: Bool { watch.withLock { $0.watcher?.hasParsedSchema == true } }
 
     // MARK: Contexts
 
@@ -163,7 +175,7 @@ final class ChangeCoordinator: Sendable {
             guard !watch.isStarted else { return }
             // What is in the store now is the baseline: no context has
             // read anything yet that a commit before it could make stale.
-            watch.start(store)
+            watch.start(store, reading: connection)
         }
         return try? connection.dataVersion()
     }

@@ -27,6 +27,11 @@ package final class Store: Sendable {
     /// The migration's connection, which a custom stage's contexts share so
     /// that their saves are part of the migration's transaction.
     private let migrationConnection: MemoryAnchor?
+    /// The connection that opened and checked a SQLite file, kept for the
+    /// first connection asked for (usually the first context's): SQLite has
+    /// parsed the file's schema on it already, which is most of what
+    /// opening a connection costs. Nil once taken, and for other stores.
+    private let spareConnection = Locked<Connection?>(nil)
 
     /// Schema objects in the file that ModelStore did not make; only ever
     /// non-empty for a read-only store opened with `toleratingForeignObjects`.
@@ -108,7 +113,16 @@ package final class Store: Sendable {
         // A writable store was upgraded to the current format by opening.
         let versionSelect: VersionSelect = outcome.formatVersion >= 3 ? .column : .absent
         (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration, versionSelect)])
-        if isWatchedForOtherProcesses { changeCoordinator.adoptWatcher(connection) }
+        guard isWatchedForOtherProcesses else { return }
+        if configuration.foreignDatabase != nil {
+            // A server's connection costs as much to open whatever it is
+            // for: the watcher takes it.
+            changeCoordinator.adoptWatcher(connection)
+        } else if connection.isIdle {
+            // A connection left inside a transaction or a statement would
+            // read an old snapshot: a context then opens its own.
+            spareConnection.withLock { $0 = connection }
+        }
     }
 
     /// Opens (or creates) the stores of several configurations, each
@@ -175,10 +189,13 @@ package final class Store: Sendable {
         var types: [ObjectIdentifier: ModelType] = [:]
         for store in stores {
             var hierarchyKeys: [String: HierarchyKey] = [:]
+            // Once per store, not per entity: the path is made from a URL.
+            let path = store.configuration.displayPath
+            let allowsSave = store.configuration.allowsSave
             for entity in store.schema.entities {
                 let table = EntityTable(
-                    entity: entity, storeIdentifier: store.identifier, storePath: store.configuration.displayPath,
-                    storeAllowsSave: store.configuration.allowsSave, versionSelect: store.versionSelect,
+                    entity: entity, storeIdentifier: store.identifier, storePath: path,
+                    storeAllowsSave: allowsSave, versionSelect: store.versionSelect,
                     hierarchy: HierarchyMembership.of(entity, in: store.schema, keys: &hierarchyKeys))
                 byName[entity.name] = table
                 if let type = entity.persistentModelType {
@@ -195,8 +212,27 @@ package final class Store: Sendable {
     package func openConnection() throws -> Connection {
         if let migrationConnection { return migrationConnection.connection }
         if let opener = configuration.foreignDatabase { return try Store.connect(opener) }
+        if let spare = spareConnection.withLock({ spare in defer { spare = nil }; return spare }) { return spare }
+        return try openFileConnection(watchesOnly: false)
+    }
+
+    /// Whether the opening connection still waits for its first user (for tests).
+    var hasSpareConnection: Bool { spareConnection.withLock { $0 != nil } }
+
+    /// A new connection for the container's watcher (ChangeCoordinator.swift),
+    /// which reads `data_version` and, after another process's commits, the
+    /// change history: on a SQLite file it is opened without parsing the
+    /// schema, which a connection for statements does at once.
+    /// - Throws: `ModelStoreError.cannotOpen` when the file went away or cannot be opened.
+    func openWatcherConnection() throws -> Connection {
+        if migrationConnection != nil || configuration.foreignDatabase != nil { return try openConnection() }
+        return try openFileConnection(watchesOnly: true)
+    }
+
+    private func openFileConnection(watchesOnly: Bool) throws -> Connection {
         let mode: Connection.Mode = configuration.allowsSave ? .readWrite : .readOnly
-        let connection = try Store.connect(location, isURI: isURI, path: configuration.displayPath, mode: mode)
+        let connection = try Store.connect(
+            location, isURI: isURI, path: configuration.displayPath, mode: mode, watchesOnly: watchesOnly)
         if !attachments.isEmpty { try attach(to: connection) }
         return connection
     }
@@ -241,9 +277,12 @@ package final class Store: Sendable {
         return try connect(path, isURI: false, path: path, mode: configuration.allowsSave ? .create : .readOnly)
     }
 
-    static func connect(_ location: String, isURI: Bool, path: String, mode: Connection.Mode) throws -> Connection {
+    static func connect(
+        _ location: String, isURI: Bool, path: String, mode: Connection.Mode, watchesOnly: Bool = false
+    ) throws -> Connection {
         do {
-            let connection = try Connection(location: location, displayPath: path, isURI: isURI, mode: mode)
+            let connection = try Connection(
+                location: location, displayPath: path, isURI: isURI, mode: mode, watchesOnly: watchesOnly)
             try QueryFunctions.register(on: connection)
             return connection
         } catch {

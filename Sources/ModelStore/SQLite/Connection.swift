@@ -63,11 +63,17 @@ package final class Connection {
     ///   - location: a file path, or a `file:` URI when `isURI` is true
     ///     (used for shared in-memory databases).
     ///   - displayPath: what errors call the database.
+    ///   - watchesOnly: a connection that only reads `data_version` (and
+    ///     rarely the change history), a container's watcher: it skips
+    ///     `PRAGMA synchronous`, a setting for writes, which is the only
+    ///     part of configuring that makes SQLite parse the whole schema.
     /// - Throws: `SQLiteError` when the file cannot be opened or configured;
     ///   `SQLITE_CANTOPEN` naming the file or folder this user cannot write,
     ///   for a mode that writes, or the journal whose changes a read-only
     ///   open cannot read.
-    package init(location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode) throws(SQLiteError) {
+    package init(
+        location: String, displayPath: String? = nil, isURI: Bool = false, mode: Mode, watchesOnly: Bool = false
+    ) throws(SQLiteError) {
         var flags: Int32 = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         switch mode {
         case .create: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -79,7 +85,11 @@ package final class Connection {
         // SQLite would open a file it cannot write read-only without a word,
         // and fail at the first write with "attempt to write a readonly
         // database"; say which file or folder it is, before anything runs.
-        if mode != .readOnly && !isURI, let reason = FileAccess.reasonNotWritable(location, creating: mode == .create) {
+        // (A watcher never writes, and opens a file a connection for writes
+        // has opened already: it skips the checks' system calls.)
+        if mode != .readOnly && !isURI && !watchesOnly,
+            let reason = FileAccess.reasonNotWritable(location, creating: mode == .create)
+        {
             throw SQLiteError(extendedCode: SQLiteError.cannotOpen, message: reason, path: shownPath)
         }
         var handle = try Connection.open(location, flags: flags, path: shownPath)
@@ -99,7 +109,7 @@ package final class Connection {
         self.path = shownPath
         self.immutableReason = immutableReason
         do {
-            try configure()
+            try configure(forWrites: !watchesOnly)
         } catch {
             sqlite3_close_v2(handle)
             throw error
@@ -147,7 +157,7 @@ package final class Connection {
         sqlite3_close_v2(handle)
     }
 
-    private func configure() throws(SQLiteError) {
+    private func configure(forWrites: Bool) throws(SQLiteError) {
         // A store may come from anywhere: an operator's copy, an attachment.
         // Defensive mode forbids writes that corrupt the file on purpose
         // (writable_schema, direct page writes), and with trusted_schema off a
@@ -165,6 +175,7 @@ package final class Connection {
         // transaction instead of failing at once with SQLITE_BUSY.
         try check(sqlite3_busy_timeout(handle, 5_000), handle, path: path)
         try execute("PRAGMA foreign_keys = ON")
+        guard forWrites else { return }
         // synchronous is a setting of each connection, not of the file. With
         // WAL, NORMAL is durable across application crashes (not across a
         // power loss during the last commit) and far faster than FULL.
@@ -281,6 +292,16 @@ package final class Connection {
     private var foreignState: (changes: Int, lastInsertRowID: Int64, isAutocommit: Bool) {
         guard let foreign else { return (0, 0, true) }
         return (foreign.changes, foreign.lastInsertRowID, foreign.isAutocommit)
+    }
+
+    /// Whether SQLite has parsed the database's schema on this connection
+    /// (it does at the first statement that needs it); for tests of the
+    /// watcher, which is opened without parsing it.
+    var hasParsedSchema: Bool {
+        var used: Int32 = 0
+        var highwater: Int32 = 0
+        sqlite3_db_status(handle, SQLITE_DBSTATUS_SCHEMA_USED, &used, &highwater, 0)
+        return used > 0
     }
 
     /// True when no statement of the connection is between its first step

@@ -21,18 +21,19 @@ extension Schema {
             }
             var columnNames: Set<String> = [primaryKeyColumn, rowVersionColumn, entityColumn]
             for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
-                if name.lowercased() == primaryKeyColumn {
+                let lowered = name.lowercased()
+                if lowered == primaryKeyColumn {
                     throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the primary key column \(primaryKeyColumn)")
                 }
-                if name.lowercased() == rowVersionColumn {
+                if lowered == rowVersionColumn {
                     throw .invalidSchema(reason: "\(entity.name).\(name) uses the name of the row version column \(rowVersionColumn)")
                 }
-                if name.lowercased() == entityColumn {
+                if lowered == entityColumn {
                     throw .invalidSchema(
                         reason: "\(entity.name).\(name) uses the name of the column \(entityColumn) that holds the entity "
                             + "of each row of a class hierarchy's table")
                 }
-                guard columnNames.insert(name.lowercased()).inserted else {
+                guard columnNames.insert(lowered).inserted else {
                     throw .invalidSchema(reason: "\(entity.name) has two properties named \(name)")
                 }
             }
@@ -52,9 +53,14 @@ extension Schema {
         }
         let resolved = try resolvingRelationships()
         for entity in resolved.entities {
+            let orderColumns = entity.relationships.compactMap { relationship -> (Schema.Relationship, String)? in
+                guard case .foreignKey(_, let orderColumn?) = relationship.storage else { return nil }
+                return (relationship, orderColumn)
+            }
+            guard !orderColumns.isEmpty else { continue }
             let names = Set((entity.attributes.map(\.name) + entity.relationships.map(\.name)).map { $0.lowercased() })
-            for relationship in entity.relationships {
-                if case .foreignKey(_, let orderColumn?) = relationship.storage, names.contains(orderColumn.lowercased()) {
+            for (relationship, orderColumn) in orderColumns {
+                if names.contains(orderColumn.lowercased()) {
                     throw .invalidSchema(
                         reason: "\(entity.name).\(orderColumn) is the name of the column that keeps the order of "
                             + "\(relationship.destination).\(relationship.inverseName ?? "?"); rename the property")

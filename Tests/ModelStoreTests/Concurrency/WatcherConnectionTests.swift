@@ -2,14 +2,15 @@ import Foundation
 import Testing
 @testable import ModelStore
 
-/// The connection that opened a file store stays open as the container's
-/// watcher (ChangeCoordinator.swift), so that the first context opens one
-/// connection, not two. (The process's file descriptors cannot show it:
-/// SQLite keeps a closed connection's descriptor open while another
+/// The connection that opened a file store stays open for the container's
+/// first context, and the watcher (ChangeCoordinator.swift) is opened
+/// without parsing the schema, so that opening a container and reading
+/// parses the schema once. (The process's file descriptors cannot show
+/// it: SQLite keeps a closed connection's descriptor open while another
 /// connection of the process holds a lock on the file, and reuses it.)
-@Suite("The opening connection as the watcher")
+@Suite("The opening connection and the watcher")
 struct WatcherConnectionTests {
-    @Test("A container keeps its opening connection as the watcher; other processes' commits are still noticed through it")
+    @Test("A container's first context gets its opening connection; the watcher parses no schema, and other processes' commits are still noticed through it")
     func openingConnectionWatches() throws {
         let store = try TestStore()
         let seed = ModelContext(try mergeContainer(store))
@@ -17,9 +18,13 @@ struct WatcherConnectionTests {
         try seed.save()
 
         let container = try mergeContainer(at: store.url)
-        #expect(container.store.changeCoordinator.hasWatcher, "the bootstrap connection is the watcher before any context")
+        #expect(container.store.hasSpareConnection, "the opening connection waits for the first context")
+        #expect(!container.store.changeCoordinator.hasWatcher)
         let context = ModelContext(container)
         let book = try #require(try context.fetch(FetchDescriptor<MergeBook>()).first)
+        #expect(!container.store.hasSpareConnection, "the first context took the opening connection")
+        #expect(container.store.changeCoordinator.hasWatcher)
+        #expect(!container.store.changeCoordinator.watcherHasParsedSchema)
 
         // The adopted watcher tells another container's commit from this one's.
         let theirs = try #require(try seed.fetch(FetchDescriptor<MergeBook>()).first)
