@@ -89,23 +89,35 @@ final class ChangeCoordinator: Sendable {
         }
 
         /// Sets the baseline when the first context registers: the
-        /// watcher's data_version, then the latest history token, read on
-        /// the registering context's connection (`context`), on which SQLite
-        /// has parsed the schema; the watcher, opened for data_version, has
-        /// not. A foreign commit between the two reads is in the token but
-        /// not behind the watcher's value: it later looks like a foreign
-        /// commit whose history was read already, which costs a look at the
-        /// history, never a miss. Nothing can be stale yet: this is the
-        /// first context to register, before its first read.
+        /// watcher's data_version and the latest history token.
+        ///
+        /// On a server, both are read on the watcher in one snapshot. On a
+        /// SQLite file, the token is read after, on the registering
+        /// context's connection (`context`), on which SQLite has parsed the
+        /// schema; the watcher, opened for data_version, has not (see
+        /// `Store.openWatcherConnection`). A foreign commit between the two
+        /// reads is in the token but not behind the watcher's value: it
+        /// later looks like a foreign commit whose history was read
+        /// already, which costs a look at the history, never a miss.
+        /// Nothing can be stale yet: this is the first context to register,
+        /// before its first read.
         mutating func start(_ store: Store, reading context: Connection) {
             isStarted = true
             do {
                 let connection = try watcher ?? store.openWatcherConnection()
                 watcher = connection
-                attributed = try connection.dataVersion()
-                try context.withReadSnapshot {
+                func readToken(on reader: Connection) throws {
                     position.reset(
-                        to: try ChangeHistory.exists(connection: context) ? ChangeHistory.latestToken(connection: context) : nil)
+                        to: try ChangeHistory.exists(connection: reader) ? ChangeHistory.latestToken(connection: reader) : nil)
+                }
+                if store.configuration.foreignDatabase != nil {
+                    try connection.withReadSnapshot {
+                        attributed = try connection.dataVersion()
+                        try readToken(on: connection)
+                    }
+                } else {
+                    attributed = try connection.dataVersion()
+                    try context.withReadSnapshot { try readToken(on: context) }
                 }
             } catch {
                 attributed = nil

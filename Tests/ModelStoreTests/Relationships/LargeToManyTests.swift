@@ -286,7 +286,7 @@ struct LargeToManyTests {
         #expect(try LongList.stored(.joinTable, at: store) == ["c", "b", "a"])
     }
 
-    @Test("A list saved with an object in it twice holds it once after the save, and appends after it are stored in order", arguments: [Storage.foreignKey, .joinTable])
+    @Test("A list saved with an object in it twice holds it once after the save, and appends after it are stored in order", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
     func repeatsLeaveAtSave(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
@@ -309,7 +309,7 @@ struct LargeToManyTests {
         #expect(try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)))
     }
 
-    @Test("Appending a member the list already holds, or one twice, stores each once", arguments: [Storage.foreignKey, .joinTable])
+    @Test("Appending a member the list already holds, or one twice, stores each once", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
     func appendingMembersAgain(storage: Storage) throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
