@@ -52,6 +52,35 @@ struct SQLiteTests {
         #expect(first !== other)
     }
 
+    @Test("A kept statement is handed back directly, and a new one while it still steps (a nested run of its query)")
+    func keptStatementWhileRunning() throws {
+        let connection = try memoryConnection()
+        try connection.execute("CREATE TABLE t (i INTEGER); INSERT INTO t VALUES (1), (2), (3)")
+        let sql = "SELECT i FROM t ORDER BY i"
+        var kept: Statement?
+        let outer = try connection.cachedStatement(sql, keptIn: &kept)
+        #expect(kept === outer)
+        #expect(try outer.step())
+        #expect(outer.int64(at: 0) == 1)
+        // The same query again inside the outer loop: not the outer
+        // statement, which would be reset under it.
+        let inner = try connection.cachedStatement(sql, keptIn: &kept)
+        #expect(inner !== outer)
+        #expect(kept === inner)
+        var innerValues: [Int64] = []
+        while try inner.step() { innerValues.append(inner.int64(at: 0)) }
+        inner.reset()
+        #expect(innerValues == [1, 2, 3])
+        // The outer loop goes on where it was.
+        #expect(try outer.step())
+        #expect(outer.int64(at: 0) == 2)
+        // Once the kept statement was reset by its user, it comes back.
+        let again = try connection.cachedStatement(sql, keptIn: &kept)
+        #expect(again === inner)
+        #expect(try again.step())
+        #expect(again.int64(at: 0) == 1)
+    }
+
     @Test func errorsCarryCodesMessageAndSQL() throws {
         let connection = try memoryConnection()
         try connection.execute("CREATE TABLE t (x INTEGER UNIQUE)")
