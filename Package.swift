@@ -14,14 +14,26 @@ let package = Package(
         .executable(name: "store-tool", targets: ["store-tool"]),
     ],
     traits: [
-        // Off by default. `swift build --traits SafeReferences` builds the
+        // Off by default. `swift build --traits default,SafeReferences` builds the
         // identity map with `weak` references and Swift arrays instead of
         // unowned counts in hand-managed buffers (Sources/ModelStore/Unsafe):
         // slower, same behaviour; for checking a suspicion of a memory bug.
         .trait(
             name: "SafeReferences",
             description: "Weak references and ordinary ARC instead of the unsafe identity map (slower)."
-        )
+        ),
+        // On by default: ModelStore depends on its macro plugin, which is
+        // built with the package (and swift-syntax with it). A build that
+        // turns it off must hand the compiler a plugin built already
+        // (`-Xswiftc -load-plugin-executable -Xswiftc PATH#ModelStoreMacros`):
+        // CI's release build of the benchmark does, with the debug build's
+        // plugin, so that it does not compile swift-syntax optimized
+        // (Tools/Benchmarks/README.md, "The regression guard in CI").
+        .trait(
+            name: "BuildsMacroPlugin",
+            description: "Build the @Model macro plugin with the package (off: load one built already)."
+        ),
+        .default(enabledTraits: ["BuildsMacroPlugin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
@@ -69,7 +81,10 @@ let package = Package(
         ),
         .target(
             name: "ModelStore",
-            dependencies: ["CSQLite", "CSwiftRuntime", "ModelStoreMacros"],
+            dependencies: [
+                "CSQLite", "CSwiftRuntime",
+                .target(name: "ModelStoreMacros", condition: .when(traits: ["BuildsMacroPlugin"])),
+            ],
             swiftSettings: [.define("MODELSTORE_SAFE_REFERENCES", .when(traits: ["SafeReferences"]))]
         ),
         // The schema-driven dynamic layer (objects as entity + values, the

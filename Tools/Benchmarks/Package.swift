@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 // The benchmark lives in its own package so that apps depending on ModelStore
@@ -6,8 +6,22 @@ import PackageDescription
 let package = Package(
     name: "ModelStoreBenchmarks",
     platforms: [.macOS(.v14)],
+    traits: [
+        // On by default: ModelStore builds its macro plugin. CI turns it off
+        // (`--disable-default-traits`) and loads the plugin of the root
+        // package's debug build instead, so that its release build of the
+        // benchmark does not compile swift-syntax optimized (see README.md,
+        // "The regression guard in CI").
+        .trait(
+            name: "BuildsMacroPlugin",
+            description: "Build ModelStore's macro plugin (off: pass -load-plugin-executable for one built already)."
+        ),
+        .default(enabledTraits: ["BuildsMacroPlugin"]),
+    ],
     dependencies: [
-        .package(name: "ModelStore", path: "../.."),
+        .package(
+            name: "ModelStore", path: "../..",
+            traits: [.trait(name: "BuildsMacroPlugin", condition: .when(traits: ["BuildsMacroPlugin"]))]),
         .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
         // The raw postgres-nio contender of `--postgres`; the same URL and
         // version as the root package's, so that both resolve to one copy.

@@ -1,7 +1,7 @@
 // The safe build of `RegistrySlots` (see RegistrySlots.swift for what the
 // type is and the invariants of the default build), selected by the
 // `SafeReferences` package trait, which defines MODELSTORE_SAFE_REFERENCES:
-// `swift build --traits SafeReferences`. Swift arrays, bounds-checked, and
+// `swift build --traits default,SafeReferences`. Swift arrays, bounds-checked, and
 // `weak` entries: ordinary ARC, no runtime entry points declared by hand, no
 // buffer managed by hand. A weak reference reads nil once its object's
 // deinit has begun, which is what the default build's `swift_tryRetain`

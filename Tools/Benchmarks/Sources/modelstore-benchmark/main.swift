@@ -15,6 +15,7 @@ do {
 
 var scale = options.smoke ? Scale.smoke : Scale.full
 if let rows = options.rows { scale = scale.withRows(rows) }
+if let repetitions = options.lookupRepetitions { scale.lookupRepetitions = repetitions }
 let rounds = options.rounds ?? (options.smoke ? 1 : 7)
 let catalog = Catalog.all(scale)
 let known = Set(catalog.map(\.number))

@@ -1,9 +1,11 @@
 /// The command line: `modelstore-benchmark [--smoke] [--rounds K] [--n N]
-/// [--workload W]... [--json PATH] [--postgres URL]`.
+/// [--lookup-repetitions R] [--workload W]... [--json PATH] [--postgres URL]`.
 struct Options {
     var smoke = false
     var rounds: Int?
     var rows: Int?
+    /// Workload 4's repetitions of its lookups, when not the scale's.
+    var lookupRepetitions: Int?
     var workloads: [Int] = []
     /// Contenders to run (for profiling one of them); all when empty.
     var contenders: [ContenderName] = []
@@ -12,12 +14,15 @@ struct Options {
     var postgresURL: String?
 
     static let usage = """
-        usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--workload W]... [--json PATH] [--postgres URL]
+        usage: modelstore-benchmark [--smoke] [--rounds K] [--n N] [--lookup-repetitions R] [--workload W]...
+                                    [--json PATH] [--postgres URL]
           --smoke        tiny sizes and 1 timed round, to prove every workload runs and is right
           --rounds K     timed rounds after the warm-up round (default 7; 1 with --smoke)
           --n N          objects for workloads 1-5 (default 100000; 200 with --smoke); workload 7 scales its
                          parents with it (N/10 at the default sizes), workloads 6 and 8 their rows (10 N),
                          workload 12 its to-many (N/10), workload 15 its changes (N/100)
+          --lookup-repetitions R
+                         how many times workload 4 looks its 1,000 objects up (default 100; 3 with --smoke)
           --workload W   run only workload W (repeatable; 6 and 8 have two variants each, both run)
           --contender C  run only contender C (repeatable; for profiling): modelstore, modelstore-faulting,
                          raw, raw-state, grdb-statement, grdb-record, observable, plain, modelstore-postgres,
@@ -49,6 +54,7 @@ struct Options {
             case "--smoke": options.smoke = true
             case "--rounds": options.rounds = try positive(argument)
             case "--n": options.rows = try positive(argument)
+            case "--lookup-repetitions": options.lookupRepetitions = try positive(argument)
             case "--workload": options.workloads.append(try positive(argument))
             case "--json": options.jsonPath = try value(for: argument)
             case "--postgres": options.postgresURL = try value(for: argument)
