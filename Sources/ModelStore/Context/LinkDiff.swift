@@ -24,11 +24,11 @@ enum LinkDiff {
     }
 
     /// Compares a to-many as last loaded or saved (`old`) with its members
-    /// now (no repeats), by identity. `old` holds no repeats when the store
-    /// and ModelStore keep their invariants (see
-    /// `ModelContext.holdSavedMembers`); a repeat is still handled, so that
-    /// a list read from a store edited by other means is stored right. `isMember` tells whether an object of
-    /// `old` is still a member.
+    /// now (no repeats), by identity. `isMember` tells whether an object of
+    /// `old` is still a member. `old` holds no repeats when the store and
+    /// ModelStore keep their invariants (see `ModelContext.holdSavedMembers`);
+    /// a repeat is still handled, so that a list read from a store edited
+    /// by other means is stored right.
     ///
     /// A kept start holds no repeat (its objects match members, which do
     /// not repeat), so it is the start of the stored order. A kept end is

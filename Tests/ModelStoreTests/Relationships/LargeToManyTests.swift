@@ -303,10 +303,7 @@ struct LargeToManyTests {
         // store does not hold twice.
         try list.append("new")
         names.append("new")
-        try context.save()
-        #expect(list.names == names)
-        #expect(try LongList.stored(storage, at: store) == names)
-        #expect(try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)))
+        try saveExpecting(names, list, context, storage: storage, at: store)
     }
 
     @Test("Appending a member the list already holds, or one twice, stores each once", .opensStoreFile, arguments: [Storage.foreignKey, .joinTable])
@@ -318,15 +315,10 @@ struct LargeToManyTests {
         var names = list.names
         try list.set(names + ["new", names[7]])
         names.append("new")
-        try context.save()
-        #expect(list.names == names)
-        #expect(try LongList.stored(storage, at: store) == names)
+        try saveExpecting(names, list, context, storage: storage, at: store)
         try list.set(names + ["newer", "newer"])
         names.append("newer")
-        try context.save()
-        #expect(list.names == names)
-        #expect(try LongList.stored(storage, at: store) == names)
-        #expect(try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)))
+        try saveExpecting(names, list, context, storage: storage, at: store)
     }
 
     @Test("Appending finds the appended objects by reference, and nothing else passes for an append")
@@ -344,6 +336,20 @@ struct LargeToManyTests {
     }
 
     // MARK: Helpers
+
+    /// Saves, then expects `names` in memory and in the store, at positions
+    /// 0, 1, 2, ….
+    private func saveExpecting(
+        _ names: [String], _ list: LongList, _ context: ModelContext, storage: Storage, at store: TestStore,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        try context.save()
+        #expect(list.names == names, "in memory", sourceLocation: sourceLocation)
+        #expect(try LongList.stored(storage, at: store) == names, "stored", sourceLocation: sourceLocation)
+        #expect(
+            try LongList.storedPositions(storage, at: store) == Array(0..<Int64(names.count)), "positions",
+            sourceLocation: sourceLocation)
+    }
 
     /// One random edit of `names`; new members are named n0, n1, …
     private func randomEdit(_ names: inout [String], made: inout Int, using generator: inout SeededGenerator) {
