@@ -69,12 +69,24 @@ enum LinkDiff {
     static func appendedCount(
         to old: [AnyObject], making members: [AnyObject], maximumAppended: Int = 8
     ) -> Int? {
-        let appended = members.count - old.count
-        guard appended > 0, appended <= maximumAppended else { return nil }
-        for index in old.indices where old[index] !== members[index] { return nil }
-        let added = members[old.count...]
+        appendedCount(toFirst: old.count, of: old, making: members, maximumAppended: maximumAppended)
+    }
+
+    /// `appendedCount(to:making:maximumAppended:)` for an old list that is
+    /// the first `oldCount` objects of `list` (a list's shadow, see
+    /// ListShadow.swift), without copying them.
+    static func appendedCount(
+        toFirst oldCount: Int, of list: [AnyObject], making members: [AnyObject], maximumAppended: Int = 8
+    ) -> Int? {
+        let appended = members.count - oldCount
+        guard oldCount <= list.count, appended > 0, appended <= maximumAppended,
+            ReferenceLists.commonPrefixCount(list, members, upTo: oldCount) == oldCount
+        else { return nil }
+        let added = members[oldCount...]
         for (offset, object) in zip(added.indices, added) {
-            if added[..<offset].contains(where: { $0 === object }) || old.contains(where: { $0 === object }) {
+            if ReferenceLists.contains(object, in: added[..<offset])
+                || ReferenceLists.contains(object, in: list, upTo: oldCount)
+            {
                 return nil
             }
         }

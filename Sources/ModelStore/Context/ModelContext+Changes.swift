@@ -110,6 +110,15 @@ extension ModelContext {
     /// The last saved value of property `ordinal` of `model` (whose state is
     /// `state`), if it changed since.
     func committedValue(of model: any PersistentModel, state: ModelState, ordinal: Int) -> Any? {
+        let value = keptCommittedValue(of: model, state: state, ordinal: ordinal)
+        if let prefix = value as? SavedListPrefix { return prefix.value }
+        return value
+    }
+
+    /// The last saved value of property `ordinal` as the context keeps it:
+    /// for a long to-many changed in place, a `SavedListPrefix` rather than
+    /// the property's value (see ListShadow.swift).
+    func keptCommittedValue(of model: any PersistentModel, state: ModelState, ordinal: Int) -> Any? {
         guard state.dirty.contains(ordinal) else { return nil }
         // A payload left from before the last save is never read: the
         // object's first change since overwrote it, or it is clean.

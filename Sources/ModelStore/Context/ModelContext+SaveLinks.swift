@@ -103,10 +103,7 @@ extension ModelContext {
         of relationship: RuntimeRelationship, holder: Int64, loaded: [AnyObject], model: any PersistentModel,
         state: ModelState, plan: DeletePlan, connection: Connection
     ) throws -> [AnyObject] {
-        let committed = committedValue(of: model, state: state, ordinal: relationship.ordinal) as? any RelationshipValue
-        // The list as last loaded or saved: the stored order, which the
-        // writer compares with the new one to write only what moved.
-        let old = committed?._relatedObjects ?? []
+        let kept = keptCommittedValue(of: model, state: state, ordinal: relationship.ordinal)
         func write(_ members: [AnyObject], _ kept: LinkDiff.Kept) throws {
             let removed = relationship.accessor.models(kept.removed).compactMap(\._$modelState.rowID)
             try LinkWriter.writeLinks(
@@ -114,6 +111,22 @@ extension ModelContext {
                 destinationTable: store.table(named: relationship.schema.destination)?.tableName, holder: holder,
                 count: members.count, member: { relationship.accessor.models([members[$0]]).first?._$modelState.rowID },
                 stored: .order(prefix: kept.prefix, suffix: kept.suffix, removed: removed), connection: connection)
+        }
+        // A long list changed in place keeps the list as last saved as a
+        // prefix of its shadow: an append is found without copying it.
+        if plan.isEmpty, let saved = kept as? SavedListPrefix,
+            let appended = LinkDiff.appendedCount(toFirst: saved.count, of: saved.shadow.members, making: loaded)
+        {
+            try write(loaded, LinkDiff.Kept(prefix: loaded.count - appended, suffix: 0, removed: []))
+            return loaded
+        }
+        // The list as last loaded or saved: the stored order, which the
+        // writer compares with the new one to write only what moved.
+        let old: [AnyObject]
+        if let saved = kept as? SavedListPrefix {
+            old = saved.members
+        } else {
+            old = (kept as? any RelationshipValue)?._relatedObjects ?? []
         }
         // Appending to a list (the common edit of a long one) is found by
         // comparing references, without the identity set below, whose

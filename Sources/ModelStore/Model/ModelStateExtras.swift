@@ -36,6 +36,11 @@ final class ModelStateExtras {
     @exclusivity(unchecked)
     #endif
     var modifyingModels: [Int: [AnyObject]] = [:]
+    /// Long to-many lists' shadows, by ordinal (see ListShadow.swift).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var listShadows: OrdinalMap<ListShadow> = OrdinalMap()
     /// The row keys of to-one faults: which object to load on first access.
     /// Read and removed through `state.extras?`, so that a state without
     /// extras gets none from a removal.

@@ -94,6 +94,7 @@ extension PersistentModel {
     public func _$willChange<Value: RelationshipValue>(_ ordinal: Int, from old: Value, to new: Value) -> Bool {
         if old == new { return false }
         let state = _$modelState
+        state.dropListShadow(ordinal)
         if state.recordsUndo { _$recordUndo(ordinal, from: old) }
         if !state.dirty.contains(ordinal) { _$recordChange(ordinal, from: old) }
         RelationshipMaintenance.relationshipWillChange(
@@ -106,6 +107,10 @@ extension PersistentModel {
     /// remembers the objects it held, so that the inverse can be updated after.
     /// Returns whether the registrar is to be told when the mutation ends,
     /// as the attributes' `_$willModify` does.
+    ///
+    /// A long list is remembered by its shadow (see ListShadow.swift), so
+    /// that nothing else holds the property's array during the mutation and
+    /// an append does not copy it; a short one by its array.
     @_documentation(visibility: internal)
     public func _$willModify<Value: RelationshipValue>(
         _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value
@@ -114,21 +119,39 @@ extension PersistentModel {
         let observed = state.hasRegistrar
         state.access(self, keyPath: keyPath())
         if state.recordsUndo { _$recordUndo(ordinal, from: current) }
-        _$recordChange(ordinal, from: current)
-        state.modifyingModels[ordinal] = current._relatedObjects
+        let objects = current._relatedObjects
+        if let shadow = state.listShadow(ordinal, holding: objects) {
+            if !state.dirty.contains(ordinal) {
+                let saved = SavedListPrefix(shadow: shadow, count: shadow.members.count, valueType: Value.self)
+                state.propertyWillChange(ordinal, from: saved, of: self)
+            }
+        } else {
+            _$recordChange(ordinal, from: current)
+            state.modifyingModels[ordinal] = objects
+        }
         state.willSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
         return observed
     }
 
-    /// After an in-place mutation of a relationship: mirrors it in the inverse.
+    /// After an in-place mutation of a relationship: mirrors it in the
+    /// inverse, and keeps the list's shadow, if it has one, in step.
     @_documentation(visibility: internal)
     public func _$didModify<Value: RelationshipValue>(
         _ ordinal: Int, keyPath: @autoclosure () -> KeyPath<Self, Value>, current: Value, observed: Bool
     ) {
         let state = _$modelState
-        let old = state.modifyingModels.removeValue(forKey: ordinal) ?? []
-        RelationshipMaintenance.relationshipWillChange(
-            self, ordinal: ordinal, from: old, to: current._relatedObjects, mirror: state.mirrorsRelationshipChanges)
+        let new = current._relatedObjects
+        if let old = state.modifyingModels.removeValue(forKey: ordinal) {
+            RelationshipMaintenance.relationshipWillChange(
+                self, ordinal: ordinal, from: old, to: new, mirror: state.mirrorsRelationshipChanges)
+        } else if let shadow = state.extras?.listShadows[ordinal] {
+            RelationshipMaintenance.relationshipWillChange(
+                self, ordinal: ordinal, from: shadow.members, to: new, mirror: state.mirrorsRelationshipChanges)
+            if !shadow.followAppend(to: new) { state.dropListShadow(ordinal) }
+        } else {
+            RelationshipMaintenance.relationshipWillChange(
+                self, ordinal: ordinal, from: [], to: new, mirror: state.mirrorsRelationshipChanges)
+        }
         state.didSet(self, keyPath: keyPath(), notifiesRegistrar: observed)
     }
 }

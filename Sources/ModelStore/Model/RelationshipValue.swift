@@ -171,9 +171,7 @@ func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
 /// the rest is looked up in the other whole list (objects may repeat).
 /// - Complexity: O(old + new).
 func membershipChanges(from old: [AnyObject], to new: [AnyObject]) -> (added: [AnyObject], removed: [AnyObject]) {
-    var start = 0
-    let shorter = min(old.count, new.count)
-    while start < shorter && old[start] === new[start] { start += 1 }
+    let start = ReferenceLists.commonPrefixCount(old, new)
     var oldEnd = old.count
     var newEnd = new.count
     while oldEnd > start && newEnd > start && old[oldEnd - 1] === new[newEnd - 1] {
@@ -184,7 +182,7 @@ func membershipChanges(from old: [AnyObject], to new: [AnyObject]) -> (added: [A
         guard !candidates.isEmpty else { return [] }
         // A few candidates are searched for directly; more go through a set.
         if candidates.count <= 8 {
-            return candidates.filter { candidate in !list.contains { $0 === candidate } }
+            return candidates.filter { !ReferenceLists.contains($0, in: list) }
         }
         var others = IdentitySet(capacity: list.count)
         for object in list { others.insert(object) }

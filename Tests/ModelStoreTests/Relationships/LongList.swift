@@ -80,6 +80,37 @@ final class LongList {
         try set(names + [name])
     }
 
+    /// Applies `edit` to the list in place, through its property's
+    /// `_modify` accessor, as `trip.stops.append(stop)` does.
+    func edit(_ edit: InPlaceEdit) {
+        switch storage {
+        case .foreignKey:
+            let made = edit.newName.map { name in stops[name] ?? remember(Graph.Stop(title: name), in: &stops, name) }
+            edit.apply(to: &trip!.stops, new: made)
+        case .joinTable:
+            let made = edit.newName.map { name in tags[name] ?? remember(Graph.Tag(name: name), in: &tags, name) }
+            edit.apply(to: &trip!.tags, new: made)
+        case .joinTableOtherSide:
+            let made = edit.newName.map { name in trips[name] ?? remember(Graph.Trip(name: name), in: &trips, name) }
+            edit.apply(to: &tag!.trips, new: made)
+        }
+    }
+
+    /// The members named whose inverse does not agree with the list: a
+    /// member that does not point back, or an object that points back
+    /// without being a member.
+    var inverseDisagreements: [String] {
+        let members = Set(names)
+        switch storage {
+        case .foreignKey:
+            return stops.filter { name, stop in (stop.trip === trip) != members.contains(name) }.keys.sorted()
+        case .joinTable:
+            return tags.filter { name, tag in tag.trips.contains { $0 === trip } != members.contains(name) }.keys.sorted()
+        case .joinTableOtherSide:
+            return trips.filter { name, trip in trip.tags.contains { $0 === tag } != members.contains(name) }.keys.sorted()
+        }
+    }
+
     /// Deletes the member named from the context.
     func deleteMember(named name: String) throws {
         switch storage {
@@ -137,5 +168,51 @@ final class LongList {
             case .joinTableOtherSide: list.tag!.trips
             }
         return models.compactMap { $0._$modelState.rowID }
+    }
+}
+
+/// An edit of a list made in place. Applied to the names of a `LongList`'s
+/// members, it gives the names the list is expected to hold.
+enum InPlaceEdit: CustomStringConvertible {
+    case append(String)
+    /// The member at the index, appended again: the list holds it twice
+    /// until the save stores it once.
+    case appendAgain(Int)
+    case insert(String, at: Int)
+    case remove(at: Int)
+    case swap(Int, Int)
+    case replace(at: Int, with: String)
+    case removeLast(Int)
+
+    /// The new member's name, for the edits that bring one.
+    var newName: String? {
+        switch self {
+        case .append(let name), .insert(let name, _), .replace(_, let name): name
+        default: nil
+        }
+    }
+
+    func apply<Element>(to list: inout [Element], new: Element?) {
+        switch self {
+        case .append: if let new { list.append(new) }
+        case .appendAgain(let index): list.append(list[index])
+        case .insert(_, let index): if let new { list.insert(new, at: index) }
+        case .remove(let index): list.remove(at: index)
+        case .swap(let first, let second): list.swapAt(first, second)
+        case .replace(let index, _): if let new { list[index] = new }
+        case .removeLast(let count): list.removeLast(count)
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .append(let name): "append \(name)"
+        case .appendAgain(let index): "append #\(index) again"
+        case .insert(let name, let index): "insert \(name) at \(index)"
+        case .remove(let index): "remove #\(index)"
+        case .swap(let first, let second): "swap #\(first) and #\(second)"
+        case .replace(let index, let name): "replace #\(index) with \(name)"
+        case .removeLast(let count): "remove the last \(count)"
+        }
     }
 }

@@ -1,0 +1,104 @@
+// In-place changes of long to-many lists without copying them.
+//
+// `parent.children.append(child)` runs the generated `_modify` accessor.
+// The context needs the list as it was before the change: to mirror the
+// change in the inverse of the objects that joined or left, and, for the
+// first change since the last save, as the committed value that the save
+// compares with (and a rollback restores). Keeping that list by holding
+// the property's array shares its buffer, so the append copies all of it,
+// a retain per member, and the save frees the copy, a release per member:
+// for a list of thousands, far more than the rest of the append and save.
+//
+// A list of at least `ListShadow.minimumCount` members instead gets a
+// shadow: the same members in a buffer of its own, kept in the object's
+// state. Before an in-place change the shadow is checked against the
+// property (a comparison of references; a shadow that differs, because the
+// property was set or loaded since, is made anew), the property's array is
+// changed in place, and the shadow is the list as it was. After the change
+// the shadow follows the property: an append is appended to it; any other
+// change drops it (the next change makes a new one).
+//
+// Invariant: a shadow's members are only ever appended to. So the
+// committed value of a list whose first change since the save was in place
+// can be a prefix of its shadow (`SavedListPrefix`) rather than a copy, and
+// stays right whatever is appended to the shadow after; a dropped shadow
+// lives on, unchanged, in the committed values that refer to it.
+
+/// A long to-many's members as the context last saw them, in a buffer the
+/// property does not share.
+final class ListShadow {
+    /// Lists shorter than this are copied by an in-place change, as before:
+    /// the copy costs little, and a shadow would double what they hold.
+    static let minimumCount = 32
+
+    /// The members, in order; only ever appended to (see above).
+    private(set) var members: [AnyObject]
+
+    /// A shadow of `list`, in a buffer of its own.
+    init(copying list: [AnyObject]) {
+        var members: [AnyObject] = []
+        // Room for appends: a shadow made for one grows at the next.
+        members.reserveCapacity(list.count + max(16, list.count / 4))
+        members.append(contentsOf: list)
+        self.members = members
+    }
+
+    /// Whether the shadow holds exactly `list`, by identity and in order.
+    func matches(_ list: [AnyObject]) -> Bool {
+        list.count == members.count && ReferenceLists.commonPrefixCount(members, list) == list.count
+    }
+
+    /// Makes the shadow hold `list` when `list` is its members followed by
+    /// more (an append): appends those and returns true. Returns false for
+    /// any other change, which the shadow cannot follow without changing
+    /// members it has.
+    func followAppend(to list: [AnyObject]) -> Bool {
+        guard list.count >= members.count, ReferenceLists.commonPrefixCount(members, list) == members.count else {
+            return false
+        }
+        members.append(contentsOf: list[members.count...])
+        return true
+    }
+}
+
+/// The committed value of a to-many whose first change since the last save
+/// was made in place with a shadow: the shadow's first `count` members.
+/// `ModelContext.committedValue(of:state:ordinal:)` turns it into the
+/// property's value for whoever asks; the save compares with it as it is.
+struct SavedListPrefix {
+    let shadow: ListShadow
+    let count: Int
+    /// The property's type (`[Stop]`, `[Stop]?`).
+    let valueType: any RelationshipValue.Type
+
+    /// The members as stored, in a new array.
+    var members: [AnyObject] { Array(shadow.members[..<count]) }
+
+    /// The committed value as the property's type; nil only if the members
+    /// do not fit it, which they do: they were the property's.
+    var value: Any? {
+        valueType._value(holdingObjects: members, of: valueType._destinationType)
+    }
+}
+
+extension ModelState {
+    /// The shadow of relationship `ordinal`, which holds `list`, for an
+    /// in-place change about to be made: the one kept if it still matches,
+    /// else a new one. Nil for a list too short to have one.
+    func listShadow(_ ordinal: Int, holding list: [AnyObject]) -> ListShadow? {
+        if let shadow = extras?.listShadows[ordinal] {
+            if shadow.matches(list) { return shadow }
+            extras?.listShadows[ordinal] = nil
+        }
+        guard list.count >= ListShadow.minimumCount else { return nil }
+        let shadow = ListShadow(copying: list)
+        makeExtras().listShadows[ordinal] = shadow
+        return shadow
+    }
+
+    /// Forgets relationship `ordinal`'s shadow: its property was set.
+    func dropListShadow(_ ordinal: Int) {
+        guard let extras, !extras.listShadows.isEmpty else { return }
+        extras.listShadows[ordinal] = nil
+    }
+}
