@@ -107,8 +107,7 @@ final class ChangeCoordinator: Sendable {
                 let connection = try watcher ?? store.openWatcherConnection()
                 watcher = connection
                 func readToken(on reader: Connection) throws {
-                    position.reset(
-                        to: try ChangeHistory.exists(connection: reader) ? ChangeHistory.latestToken(connection: reader) : nil)
+                    position.reset(to: try ChangeHistory.latestTokenIfKept(connection: reader))
                 }
                 if store.configuration.foreignDatabase != nil {
                     try connection.withReadSnapshot {

@@ -92,7 +92,7 @@ enum ForeignChanges {
                 // the snapshot's, so that the history read next is exactly
                 // the commits up to it.
                 result.dataVersion = try connection.dataVersion()
-                guard try ChangeHistory.exists(connection: connection) else {
+                guard let latest = try ChangeHistory.latestTokenIfKept(connection: connection) else {
                     position.reset(to: nil)
                     return
                 }
@@ -100,9 +100,9 @@ enum ForeignChanges {
                 // accounted for afterwards: delivered, or covered by the
                 // full refreshes of the fallback. Own tokens are committed,
                 // so none is after it.
-                let latest = try ChangeHistory.latestToken(connection: connection)
                 defer { position.reset(to: latest) }
-                guard let after = position.token, try ChangeHistory.expiry(after: after, connection: connection) == nil
+                guard let after = position.token,
+                    try ChangeHistory.expiry(after: after, latest: latest, connection: connection) == nil
                 else { return }
                 let own = position.ownTokens
                 let transactions = try ChangeHistory.transactions(

@@ -132,7 +132,13 @@ extension ChangeHistory {
     /// The latest token the store has issued (0 before the first), whether or
     /// not its transaction was pruned since.
     package static func latestToken(connection: Connection) throws -> Int64 {
-        guard try exists(connection: connection) else { return 0 }
+        try latestTokenIfKept(connection: connection) ?? 0
+    }
+
+    /// The latest token the store has issued (0 before the first), or nil
+    /// when the store keeps no history: `exists` and `latestToken` in one.
+    package static func latestTokenIfKept(connection: Connection) throws -> Int64? {
+        guard try exists(connection: connection) else { return nil }
         let statement = try connection.cachedStatement("SELECT seq FROM sqlite_sequence WHERE name = ?1")
         defer { statement.reset() }
         try statement.bind(transactionsTable, at: 1)
@@ -143,7 +149,12 @@ extension ChangeHistory {
     /// none after) can still catch up: nil when it can, else why not.
     /// - Complexity: O(transactions after `token`).
     package static func expiry(after token: Int64, connection: Connection) throws -> HistoryExpiry? {
-        let latest = try latestToken(connection: connection)
+        try expiry(after: token, latest: latestToken(connection: connection), connection: connection)
+    }
+
+    /// `expiry(after:connection:)` where the caller read the latest token
+    /// (`latest`) in the same snapshot.
+    package static func expiry(after token: Int64, latest: Int64, connection: Connection) throws -> HistoryExpiry? {
         if token > latest { return .unknown(latest: latest) }
         guard token < latest else { return nil }
         let statement = try connection.cachedStatement(
