@@ -74,6 +74,10 @@ struct InPlaceListTests {
         #expect(trip.stops.last?.trip === trip)
         try context.save()
         #expect(try LongList.stored(.foreignKey, at: store).suffix(2) == ["new", "newer"])
+        trip.stops = Array(trip.stops.dropLast())
+        #expect(
+            trip._$modelState.extras?.listShadows[ordinal] == nil,
+            "setting the list kept the shadow of the one it replaced, and its members")
     }
 
     @Test("A long list changed in place reads back its saved value, and a rollback restores it and its inverses")
@@ -172,6 +176,33 @@ struct InPlaceListTests {
         try context.save()
         #expect(try LongList.stored(.foreignKey, at: store) == trip.stops.map(\.title))
         #expect(try LongList.stored(.foreignKey, at: store).suffix(2) == ["new", "last"])
+    }
+
+    @Test("A list's shadow keeps no object alive once the app and the context let go of them")
+    func shadowIsFreed() throws {
+        let store = try TestStore()
+        let container = try store.graphContainer()
+        weak var weakContext: ModelContext?
+        weak var weakTrip: Trip?
+        weak var weakStop: Stop?
+        do {
+            let context = ModelContext(container)
+            weakContext = context
+            let trip = Trip(name: "Lisbon")
+            context.insert(trip)
+            trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
+            try context.save()
+            trip.stops.append(Stop(title: "new"))
+            try context.save()
+            trip.stops.append(Stop(title: "newer"))
+            let ordinal = try #require(trip._$modelState.table?.slots.firstIndex { $0.name == "stops" })
+            #expect(trip._$modelState.extras?.listShadows[ordinal] != nil)
+            weakTrip = trip
+            weakStop = trip.stops[5]
+        }
+        #expect(weakContext == nil)
+        #expect(weakTrip == nil, "the trip and its stops hold each other through the shadow")
+        #expect(weakStop == nil)
     }
 
     @Test("Identity comparisons of reference lists, within their limits")
