@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The instruction-count regression guard: runs workloads 1-4, 7 and 9 of the
-# release benchmark under callgrind (workload 4 with 10 repetitions of its
+# The instruction-count regression guard: runs workloads 1-4, 7, 9 and 12 of
+# the release benchmark under callgrind (workload 4 with 10 repetitions of its
 # lookups, not 100), counts the instructions of ModelStore's
 # timed part only, and compares them with the committed baseline
 # (instruction-baseline.txt beside this script). It fails when a workload
