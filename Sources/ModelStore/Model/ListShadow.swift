@@ -51,11 +51,10 @@ final class ListShadow {
     /// Makes the shadow hold `list` when `list` is its members followed by
     /// more (an append): appends those and returns true. Returns false for
     /// any other change, which the shadow cannot follow without changing
-    /// members it has.
-    func followAppend(to list: [AnyObject]) -> Bool {
-        guard list.count >= members.count, ReferenceLists.commonPrefixCount(members, list) == members.count else {
-            return false
-        }
+    /// members it has. `shared` is `ReferenceLists.commonPrefixCount(members,
+    /// list)`, which the caller has computed already.
+    func followAppend(to list: [AnyObject], sharing shared: Int) -> Bool {
+        guard list.count >= members.count, shared == members.count else { return false }
         members.append(contentsOf: list[members.count...])
         return true
     }

@@ -145,9 +145,12 @@ extension PersistentModel {
             RelationshipMaintenance.relationshipWillChange(
                 self, ordinal: ordinal, from: old, to: new, mirror: state.mirrorsRelationshipChanges)
         } else if let shadow = state.extras?.listShadows[ordinal] {
+            // One comparison serves the inverses and the shadow.
+            let shared = ReferenceLists.commonPrefixCount(shadow.members, new)
             RelationshipMaintenance.relationshipWillChange(
-                self, ordinal: ordinal, from: shadow.members, to: new, mirror: state.mirrorsRelationshipChanges)
-            if !shadow.followAppend(to: new) { state.dropListShadow(ordinal) }
+                self, ordinal: ordinal, from: shadow.members, to: new, mirror: state.mirrorsRelationshipChanges,
+                sharedPrefix: shared)
+            if !shadow.followAppend(to: new, sharing: shared) { state.dropListShadow(ordinal) }
         } else {
             RelationshipMaintenance.relationshipWillChange(
                 self, ordinal: ordinal, from: [], to: new, mirror: state.mirrorsRelationshipChanges)
@@ -176,10 +179,13 @@ enum RelationshipMaintenance {
     /// `new`: keeps forwarding links, and with `mirror` (a change made by
     /// the app, not a value the context loads or restores) updates the
     /// inverse and inserts new related objects into the context.
+    /// `sharedPrefix`, when the caller knows it, is how many leading objects
+    /// `old` and `new` share (`ReferenceLists.commonPrefixCount`).
     static func relationshipWillChange(
-        _ holder: any PersistentModel, ordinal: Int, from old: [AnyObject], to new: [AnyObject], mirror: Bool
+        _ holder: any PersistentModel, ordinal: Int, from old: [AnyObject], to new: [AnyObject], mirror: Bool,
+        sharedPrefix: Int? = nil
     ) {
-        let (addedObjects, removedObjects) = membershipChanges(from: old, to: new)
+        let (addedObjects, removedObjects) = membershipChanges(from: old, to: new, sharedPrefix: sharedPrefix)
         guard !addedObjects.isEmpty || !removedObjects.isEmpty,
             let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal)
         else { return }

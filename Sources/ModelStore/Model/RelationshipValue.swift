@@ -170,8 +170,11 @@ func uniqueModels(_ models: [any PersistentModel]) -> [any PersistentModel] {
 /// that appending to a long list neither hashes nor touches its objects;
 /// the rest is looked up in the other whole list (objects may repeat).
 /// - Complexity: O(old + new).
-func membershipChanges(from old: [AnyObject], to new: [AnyObject]) -> (added: [AnyObject], removed: [AnyObject]) {
-    let start = ReferenceLists.commonPrefixCount(old, new)
+/// `sharedPrefix`, when given, is the caller's `commonPrefixCount(old, new)`.
+func membershipChanges(
+    from old: [AnyObject], to new: [AnyObject], sharedPrefix: Int? = nil
+) -> (added: [AnyObject], removed: [AnyObject]) {
+    let start = sharedPrefix ?? ReferenceLists.commonPrefixCount(old, new)
     var oldEnd = old.count
     var newEnd = new.count
     while oldEnd > start && newEnd > start && old[oldEnd - 1] === new[newEnd - 1] {

@@ -54,14 +54,11 @@ struct InPlaceListTests {
     func appendKeepsTheArray() throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
-        let trip = Trip(name: "Lisbon")
-        context.insert(trip)
-        trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
-        try context.save()
+        let trip = try savedTrip(in: context)
         trip.stops.reserveCapacity(Self.size * 2)
         try context.save()
         let before = trip.stops.withUnsafeBufferPointer { $0.baseAddress }
-        let ordinal = try #require(trip._$modelState.table?.slots.firstIndex { $0.name == "stops" })
+        let ordinal = try stopsOrdinal(of: trip)
         let shadow = try #require(trip._$modelState.extras?.listShadows[ordinal], "reserving capacity made a shadow")
         trip.stops.append(Stop(title: "new"))
         #expect(trip.stops.withUnsafeBufferPointer { $0.baseAddress } == before, "the append copied the list")
@@ -84,10 +81,7 @@ struct InPlaceListTests {
     func committedValueAndRollback() throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
-        let trip = Trip(name: "Lisbon")
-        context.insert(trip)
-        trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
-        try context.save()
+        let trip = try savedTrip(in: context)
         let saved = trip.stops
         let removed = trip.stops[3]
         trip.stops.append(Stop(title: "new"))
@@ -110,10 +104,7 @@ struct InPlaceListTests {
         let context = ModelContext(try store.graphContainer())
         let undoManager = UndoManager()
         context.undoManager = undoManager
-        let trip = Trip(name: "Lisbon")
-        context.insert(trip)
-        trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
-        try context.save()
+        let trip = try savedTrip(in: context)
         let saved = trip.stops.map(\.title)
         undoManager.removeAllActions()
         let stop = Stop(title: "new")
@@ -156,16 +147,13 @@ struct InPlaceListTests {
     func staleShadow() throws {
         let store = try TestStore()
         let context = ModelContext(try store.graphContainer())
-        let trip = Trip(name: "Lisbon")
-        context.insert(trip)
-        trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
-        try context.save()
+        let trip = try savedTrip(in: context)
         trip.stops.append(Stop(title: "new"))
         try context.save()
         // A shadow of another list, as a write that bypassed the accessors
         // would leave: every member but the first, and a stranger.
         let stranger = Stop(title: "stranger")
-        let ordinal = try #require(trip._$modelState.table?.slots.firstIndex { $0.name == "stops" })
+        let ordinal = try stopsOrdinal(of: trip)
         let stale = ListShadow(copying: Array(trip.stops.dropFirst()) + [stranger])
         trip._$modelState.makeExtras().listShadows[ordinal] = stale
         let first = trip.stops[0]
@@ -188,14 +176,11 @@ struct InPlaceListTests {
         do {
             let context = ModelContext(container)
             weakContext = context
-            let trip = Trip(name: "Lisbon")
-            context.insert(trip)
-            trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
-            try context.save()
+            let trip = try savedTrip(in: context)
             trip.stops.append(Stop(title: "new"))
             try context.save()
             trip.stops.append(Stop(title: "newer"))
-            let ordinal = try #require(trip._$modelState.table?.slots.firstIndex { $0.name == "stops" })
+            let ordinal = try stopsOrdinal(of: trip)
             #expect(trip._$modelState.extras?.listShadows[ordinal] != nil)
             weakTrip = trip
             weakStop = trip.stops[5]
@@ -226,6 +211,20 @@ struct InPlaceListTests {
     }
 
     // MARK: Helpers
+
+    /// A trip with `size` new stops, inserted into `context` and saved.
+    private func savedTrip(in context: ModelContext) throws -> Trip {
+        let trip = Trip(name: "Lisbon")
+        context.insert(trip)
+        trip.stops = (0..<Self.size).map { Stop(title: "s\($0)") }
+        try context.save()
+        return trip
+    }
+
+    /// The ordinal of `Trip.stops`, which keys its shadow.
+    private func stopsOrdinal(of trip: Trip) throws -> Int {
+        try #require(trip._$modelState.table?.slots.firstIndex { $0.name == "stops" })
+    }
 
     /// One random in-place edit of a list of `count`; new members are named
     /// i0, i1, …
