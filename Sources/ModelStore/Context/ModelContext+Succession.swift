@@ -31,6 +31,10 @@ import Foundation
 //    objects still alive, held as weakly as before) and the connection, and
 //    hands it the links. The links hold the successor strongly; it holds no
 //    object strongly. The successor lives while any of those objects does.
+// 4. with no successor, gives its connection back to the store, which keeps
+//    a few idle ones for the next contexts (`Store.recycle(_:)`): a context
+//    made for one task and dropped costs no open, no close and no parse of
+//    the file's schema.
 //
 // The objects of a successor keep their faults (`StateLink.keepsFaults`):
 // a getter returns what the successor loads, by the remembered keys (found
@@ -75,6 +79,11 @@ extension ModelContext {
             let next = successor ?? ModelContext(succeeding: self)
             successor = next
             stateLinks[index].hand(to: next)
+        }
+        // Without a successor nobody reads through the connection again: the
+        // store keeps it for the next context.
+        if successor == nil, let connection = giveUpConnection() {
+            store.recycle(connection)
         }
     }
 

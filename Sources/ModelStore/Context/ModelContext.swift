@@ -196,6 +196,13 @@ public final class ModelContext {
         close()
     }
 
+    /// Forgets the context's connection and returns it, for the store to
+    /// keep when the context goes (see `close()`); nil if none was opened.
+    func giveUpConnection() -> Connection? {
+        defer { connectionStorage = nil }
+        return connectionStorage
+    }
+
     /// The context's connection, opened on first use.
     func connection() throws -> Connection {
         if let connectionStorage { return connectionStorage }

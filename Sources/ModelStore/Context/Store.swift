@@ -27,11 +27,19 @@ package final class Store: Sendable {
     /// The migration's connection, which a custom stage's contexts share so
     /// that their saves are part of the migration's transaction.
     private let migrationConnection: MemoryAnchor?
-    /// The connection that opened and checked a SQLite file, kept for the
-    /// first connection asked for (usually the first context's): SQLite has
-    /// parsed the file's schema on it already, which is most of what
-    /// opening a connection costs. Nil once taken, and for other stores.
-    private let spareConnection = Locked<Connection?>(nil)
+    /// Idle connections to a SQLite file, ready for the next connection asked
+    /// for (usually a new context's): the one that opened and checked the
+    /// file, and those of contexts that went (`recycle(_:)`). SQLite has
+    /// parsed the file's schema on each already and they keep their prepared
+    /// statements, which is most of what opening a connection costs. At most
+    /// `maximumSpareConnections`; always empty for other stores.
+    private let spareConnections = Locked<[Connection]>([])
+
+    /// How many idle connections a container keeps for its next contexts.
+    /// Each holds SQLite's page cache of what it read, so the pool is small:
+    /// enough for the contexts an app makes and drops at once (a server's
+    /// requests, a few tasks), not a connection per context ever made.
+    static let maximumSpareConnections = 4
 
     /// Schema objects in the file that ModelStore did not make; only ever
     /// non-empty for a read-only store opened with `toleratingForeignObjects`.
@@ -118,10 +126,8 @@ package final class Store: Sendable {
             // A server's connection costs as much to open whatever it is
             // for: the watcher takes it.
             changeCoordinator.adoptWatcher(connection)
-        } else if connection.isIdle {
-            // A connection left inside a transaction or a statement would
-            // read an old snapshot: a context then opens its own.
-            spareConnection.withLock { $0 = connection }
+        } else {
+            recycle(connection)
         }
     }
 
@@ -212,12 +218,32 @@ package final class Store: Sendable {
     package func openConnection() throws -> Connection {
         if let migrationConnection { return migrationConnection.connection }
         if let opener = configuration.foreignDatabase { return try Store.connect(opener) }
-        if let spare = spareConnection.withLock({ spare in defer { spare = nil }; return spare }) { return spare }
+        if let spare = spareConnections.withLock({ $0.popLast() }) { return spare }
         return try openFileConnection(watchesOnly: false)
     }
 
-    /// Whether the opening connection still waits for its first user (for tests).
-    var hasSpareConnection: Bool { spareConnection.withLock { $0 != nil } }
+    /// Keeps `connection`, which its last user (a context that went) is done
+    /// with, for the next connection asked for, instead of closing it: a
+    /// new context then neither opens the file nor has SQLite parse its
+    /// schema. Only a SQLite file's connections are kept (a migration's is
+    /// shared, and a server's carries session state), only idle ones (one
+    /// left inside a transaction or a statement would read an old
+    /// snapshot), and at most `maximumSpareConnections`; any other is let go,
+    /// which closes it.
+    func recycle(_ connection: Connection) {
+        guard isWatchedForOtherProcesses, configuration.foreignDatabase == nil, connection.isIdle else { return }
+        connection.statementObserver = nil
+        spareConnections.withLock { spares in
+            guard spares.count < Store.maximumSpareConnections else { return }
+            spares.append(connection)
+        }
+    }
+
+    /// How many idle connections wait for their next user (for tests).
+    var spareConnectionCount: Int { spareConnections.withLock { $0.count } }
+
+    /// Whether an idle connection waits for its next user (for tests).
+    var hasSpareConnection: Bool { spareConnectionCount > 0 }
 
     /// A new connection for the container's watcher (ChangeCoordinator.swift),
     /// which reads `data_version` and, after another process's commits, the
