@@ -245,4 +245,28 @@ struct BadInputTests {
         ])
         #expect(throws: ModelStoreError.self) { try duplicate.validate() }
     }
+
+    /// Names are told apart without case, as SQLite does, whether a schema
+    /// has a few (searched one by one) or many (hashed).
+    @Test(arguments: [3, 40])
+    func repeatedNamesAreRefusedAndNamed(count: Int) throws {
+        func attribute(_ name: String) -> Schema.Attribute {
+            .init(name: name, kind: .int, swiftType: "Int", isOptional: false)
+        }
+        let names = (0..<count).map { "Thing\($0)" }
+        let distinct = Schema(entities: names.map { Schema.Entity(name: $0, attributes: names.map(attribute)) })
+        try distinct.validate()
+
+        let entities = Schema(entities: (names + ["THING1"]).map { Schema.Entity(name: $0, attributes: []) })
+        let entityError = #expect(throws: ModelStoreError.self) { try entities.validate() }
+        #expect(entityError?.localizedDescription.contains("two entities are named THING1") == true)
+
+        let properties = Schema(entities: [Schema.Entity(name: "Box", attributes: (names + ["thing0"]).map(attribute))])
+        let propertyError = #expect(throws: ModelStoreError.self) { try properties.validate() }
+        #expect(propertyError?.localizedDescription.contains("Box has two properties named thing0") == true)
+
+        let reserved = Schema(entities: [Schema.Entity(name: "Box", attributes: (names + ["_Version"]).map(attribute))])
+        let reservedError = #expect(throws: ModelStoreError.self) { try reserved.validate() }
+        #expect(reservedError?.localizedDescription.contains("Box._Version uses the name of the row version column") == true)
+    }
 }

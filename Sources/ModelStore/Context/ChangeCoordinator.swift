@@ -114,6 +114,9 @@ final class ChangeCoordinator: Sendable {
                         attributed = try connection.dataVersion()
                         try readToken(on: connection)
                     }
+                } else if store.keepsHistory {
+                    attributed = try connection.dataVersion()
+                    position.reset(to: try ChangeHistory.latestTokenOfKeptHistory(connection: context))
                 } else {
                     attributed = try connection.dataVersion()
                     try context.withReadSnapshot { try readToken(on: context) }

@@ -139,6 +139,12 @@ extension ChangeHistory {
     /// when the store keeps no history: `exists` and `latestToken` in one.
     package static func latestTokenIfKept(connection: Connection) throws -> Int64? {
         guard try exists(connection: connection) else { return nil }
+        return try latestTokenOfKeptHistory(connection: connection)
+    }
+
+    /// `latestToken` of a store known to keep the history (one that opening
+    /// upgraded to format 3): one statement, so one snapshot.
+    package static func latestTokenOfKeptHistory(connection: Connection) throws -> Int64 {
         let statement = try connection.cachedStatement("SELECT seq FROM sqlite_sequence WHERE name = ?1")
         defer { statement.reset() }
         try statement.bind(transactionsTable, at: 1)

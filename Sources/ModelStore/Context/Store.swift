@@ -56,6 +56,12 @@ package final class Store: Sendable {
     /// How fetches write what differs from SQLite's SQL on this database.
     var queryDialect: QueryDialect { configuration.foreignDatabase?.queryDialect ?? .sqlite }
 
+    /// True when the store is known to have the change history's tables:
+    /// a SQLite file that opening brought to format 3 or later, which made
+    /// them (ChangeHistory.swift). False when that is not known; readers
+    /// then ask the file.
+    let keepsHistory: Bool
+
     /// How the container's contexts learn of each other's saves and of
     /// other processes' commits (see ChangeCoordinator.swift).
     let changeCoordinator = ChangeCoordinator()
@@ -120,6 +126,7 @@ package final class Store: Sendable {
         hasReadOnlyParts = false
         // A writable store was upgraded to the current format by opening.
         let versionSelect: VersionSelect = outcome.formatVersion >= 3 ? .column : .absent
+        keepsHistory = configuration.foreignDatabase == nil && outcome.formatVersion >= 3
         (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, outcome.identifier, configuration, versionSelect)])
         guard isWatchedForOtherProcesses else { return }
         if configuration.foreignDatabase != nil {
@@ -163,6 +170,7 @@ package final class Store: Sendable {
                 isImmutable: opened[index].file.isImmutable)
         }
         hasReadOnlyParts = Set(parts.map(\.configuration.allowsSave)).count > 1
+        keepsHistory = false
         (tablesByName, tablesByType, modelTypes) = Store.tables(
             opened.map { ($0.schema, $0.file.identifier, $0.part.configuration, $0.file.versionSelect) })
     }
@@ -183,6 +191,7 @@ package final class Store: Sendable {
         // The format upgrade is the migration's first transaction.
         attachments = []
         hasReadOnlyParts = false
+        keepsHistory = false
         (tablesByName, tablesByType, modelTypes) = Store.tables([(schema, identifier, configuration, .column)])
     }
 

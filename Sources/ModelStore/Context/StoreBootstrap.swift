@@ -45,7 +45,7 @@ package struct StoreBootstrap {
     /// Sets up or checks the store.
     /// - Throws: `ModelStoreError` naming the file and the problem.
     func run() throws -> Outcome {
-        let tableCount = try countTables()
+        let (tableCount, hasMetadata) = try countTables()
         if tableCount == 0 {
             guard configuration.allowsSave else {
                 throw ModelStoreError.notAModelStore(path: path, reason: "the database is empty")
@@ -53,7 +53,7 @@ package struct StoreBootstrap {
             if !configuration.isStoredInMemoryOnly { try setJournalMode() }
             return try create()
         }
-        let identifier = try check()
+        let identifier = try check(metadataTableExists: hasMetadata)
         if configuration.allowsSave && !configuration.isStoredInMemoryOnly { try setJournalMode() }
         return identifier
     }
@@ -75,11 +75,15 @@ package struct StoreBootstrap {
         }
     }
 
-    private func countTables() throws -> Int {
+    /// How many tables the file has, and whether ModelStore's metadata table
+    /// is one of them, in one statement.
+    private func countTables() throws -> (count: Int, hasMetadata: Bool) {
         do {
-            let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")
+            let statement = try connection.prepare(
+                "SELECT count(*), coalesce(sum(name = ?1), 0) FROM sqlite_schema WHERE type = 'table'")
+            try statement.bind(MetadataKey.table, at: 1)
             _ = try statement.step()
-            return Int(statement.int64(at: 0))
+            return (Int(statement.int64(at: 0)), statement.int64(at: 1) > 0)
         } catch {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)
@@ -132,8 +136,11 @@ package struct StoreBootstrap {
     /// is written to it, so that no foreign trigger ever runs).
     /// Migrates it first when the app's schema, a migration plan, a scripts
     /// folder or an older store format asks for it.
-    private func check() throws -> Outcome {
-        let record = try StoreBootstrap.readRecord(connection: connection, path: path, expected: schema)
+    /// `metadataTableExists`: what `countTables()` found, when nothing has
+    /// changed the file since; nil to ask again.
+    private func check(metadataTableExists: Bool? = nil) throws -> Outcome {
+        let record = try StoreBootstrap.readRecord(
+            connection: connection, path: path, expected: schema, metadataTableExists: metadataTableExists)
         let foreignObjects = try StoreBootstrap.foreignObjects(connection: connection, record: record, path: path)
         if !foreignObjects.isEmpty {
             guard toleratesForeignObjects && !configuration.allowsSave else {
@@ -247,8 +254,13 @@ package struct StoreBootstrap {
     /// is `expected` as its record reads. Any other text, even one that only
     /// orders or spaces its JSON differently, is decoded and validated as
     /// without `expected`.
-    package static func readRecord(connection: Connection, path: String, expected: Schema? = nil) throws -> Record {
-        let metadata = try readMetadata(connection: connection, path: path)
+    ///
+    /// `metadataTableExists`, when the caller has just asked, spares asking
+    /// again.
+    package static func readRecord(
+        connection: Connection, path: String, expected: Schema? = nil, metadataTableExists: Bool? = nil
+    ) throws -> Record {
+        let metadata = try readMetadata(connection: connection, path: path, tableExists: metadataTableExists)
         guard case .integer(let format)? = metadata[MetadataKey.formatVersion] else {
             throw ModelStoreError.notAModelStore(path: path, reason: "its metadata has no format version")
         }
@@ -287,12 +299,18 @@ package struct StoreBootstrap {
         return Record(formatVersion: Int(format), identifier: identifier, schema: stored, metadata: metadata)
     }
 
-    private static func readMetadata(connection: Connection, path: String) throws -> [String: SQLiteValue] {
+    private static func readMetadata(connection: Connection, path: String, tableExists: Bool?) throws -> [String: SQLiteValue] {
         do {
-            let exists = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
-            try exists.bind(MetadataKey.table, at: 1)
-            _ = try exists.step()
-            guard exists.int64(at: 0) == 1 else {
+            let exists: Bool
+            if let tableExists {
+                exists = tableExists
+            } else {
+                let statement = try connection.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?")
+                try statement.bind(MetadataKey.table, at: 1)
+                _ = try statement.step()
+                exists = statement.int64(at: 0) == 1
+            }
+            guard exists else {
                 throw ModelStoreError.notAModelStore(path: path, reason: "it has no \(MetadataKey.table) table")
             }
             let statement = try connection.prepare(

@@ -125,14 +125,20 @@ extension Schema {
             if let runtime {
                 var attributeIndex = 0
                 var relationshipIndex = 0
-                return runtime.properties.map { property in
-                    if property.relationship != nil {
-                        defer { relationshipIndex += 1 }
-                        return .relationship(relationships[relationshipIndex])
+                var slots: [PropertySlot] = []
+                slots.reserveCapacity(runtime.properties.count)
+                // By index, so that only each property's relationship is
+                // read, not its whole description copied.
+                for index in runtime.properties.indices {
+                    if runtime.properties[index].relationship != nil {
+                        slots.append(.relationship(relationships[relationshipIndex]))
+                        relationshipIndex += 1
+                    } else {
+                        slots.append(.attribute(attributes[attributeIndex]))
+                        attributeIndex += 1
                     }
-                    defer { attributeIndex += 1 }
-                    return .attribute(attributes[attributeIndex])
                 }
+                return slots
             }
             return attributes.map(PropertySlot.attribute) + relationships.map(PropertySlot.relationship)
         }

@@ -306,6 +306,21 @@ private enum RememberedAudits {
     struct Key: Hashable {
         let recordText: String
         let objects: [SchemaObjectRow]
+
+        /// Hashes the shape (the record's length, each object's type and
+        /// name), not the record's and the objects' SQL texts, which are
+        /// most of the bytes: hashing them cost more than the rest of the
+        /// audit of a remembered store. Keys that differ only in those
+        /// texts share a hash and are told apart by `==`, which compares
+        /// everything.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(recordText.utf8.count)
+            hasher.combine(objects.count)
+            for object in objects {
+                hasher.combine(object.type)
+                hasher.combine(object.name)
+            }
+        }
     }
 
     /// Enough for the stores an app opens; more start the memory over.

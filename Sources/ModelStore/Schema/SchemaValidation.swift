@@ -7,7 +7,7 @@ extension Schema {
     /// columns or SQLite's.
     /// - Throws: `ModelStoreError.invalidSchema` naming the entity and property.
     public func validate() throws(ModelStoreError) {
-        var entityNames = Set<String>()
+        var entityNames = DistinctNames()
         for entity in entities {
             let lowered = entity.name.lowercased()
             if entity.name.isEmpty {
@@ -16,10 +16,10 @@ extension Schema {
             if lowered.hasPrefix(Schema.reservedTablePrefix) || lowered.hasPrefix("sqlite_") {
                 throw .invalidSchema(reason: "entity name \(entity.name) is reserved (it starts with _modelstore or sqlite_)")
             }
-            guard entityNames.insert(lowered).inserted else {
+            guard entityNames.insert(lowered) else {
                 throw .invalidSchema(reason: "two entities are named \(entity.name) (names are compared without case, as SQLite does)")
             }
-            var columnNames: Set<String> = [primaryKeyColumn, rowVersionColumn, entityColumn]
+            var columnNames = DistinctNames([primaryKeyColumn, rowVersionColumn, entityColumn])
             for name in entity.attributes.map(\.name) + entity.relationships.map(\.name) {
                 let lowered = name.lowercased()
                 if lowered == primaryKeyColumn {
@@ -33,7 +33,7 @@ extension Schema {
                         reason: "\(entity.name).\(name) uses the name of the column \(entityColumn) that holds the entity "
                             + "of each row of a class hierarchy's table")
                 }
-                guard columnNames.insert(lowered).inserted else {
+                guard columnNames.insert(lowered) else {
                     throw .invalidSchema(reason: "\(entity.name) has two properties named \(name)")
                 }
             }
@@ -67,5 +67,30 @@ extension Schema {
                 }
             }
         }
+    }
+}
+
+/// Names seen so far, for finding a repeat: searched one by one while they
+/// are few (an entity's properties, a small schema's entities), which costs
+/// less than hashing each name, and hashed once there are more.
+private struct DistinctNames {
+    private static let searchedCount = 16
+    private var few: [String]
+    private var many: Set<String>?
+
+    init(_ names: [String] = []) {
+        few = names
+    }
+
+    /// Adds `name`; false when it was there already.
+    mutating func insert(_ name: String) -> Bool {
+        if let inserted = many?.insert(name).inserted { return inserted }
+        if few.contains(name) { return false }
+        few.append(name)
+        if few.count > DistinctNames.searchedCount {
+            many = Set(few)
+            few = []
+        }
+        return true
     }
 }
