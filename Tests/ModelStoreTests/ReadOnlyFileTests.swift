@@ -163,3 +163,16 @@ private struct ReadOnlyFileFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+extension ReadOnlyFileTests {
+    /// The folder whose write permission opening checks: a plain path's is
+    /// what comes before its last slash; the others are Foundation's answer.
+    @Test func folderOfAStorePath() {
+        #expect(FileAccess.folder(of: "/var/lib/app/trips.store") == "/var/lib/app")
+        #expect(FileAccess.folder(of: "data/trips.store") == "data")
+        #expect(FileAccess.folder(of: "trips.store") == ".")
+        #expect(FileAccess.folder(of: "/trips.store") == "/")
+        #expect(FileAccess.folder(of: "/var/lib//trips.store") == "/var/lib")
+        #expect(FileAccess.folder(of: "/var/lib/app/") == "/var/lib")
+    }
+}

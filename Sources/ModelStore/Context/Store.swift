@@ -318,7 +318,9 @@ package final class Store: Sendable {
         do {
             let connection = try Connection(
                 location: location, displayPath: path, isURI: isURI, mode: mode, watchesOnly: watchesOnly)
-            try QueryFunctions.register(on: connection)
+            // The watcher reads data_version and the history tables, whose
+            // SQL needs none of the fetches' collations and functions.
+            if !watchesOnly { try QueryFunctions.register(on: connection) }
             return connection
         } catch {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }

@@ -90,6 +90,14 @@ enum FileAccess {
 
     /// The folder that holds `location` ("." for a bare file name).
     static func folder(of location: String) -> String {
+        // The common case, a path to a file in a folder: what comes before
+        // its last slash, without asking Foundation to normalize the path.
+        if let slash = location.utf8.lastIndex(of: UInt8(ascii: "/")), slash != location.utf8.startIndex,
+            location.utf8[location.utf8.index(before: slash)] != UInt8(ascii: "/"),
+            location.utf8.index(after: slash) != location.utf8.endIndex
+        {
+            return String(location[..<slash])
+        }
         let folder = (location as NSString).deletingLastPathComponent
         return folder.isEmpty ? "." : folder
     }
