@@ -199,19 +199,23 @@ package final class Store: Sendable {
     private static func tables(_ stores: [(schema: Schema, identifier: String, configuration: ModelConfiguration, versionSelect: VersionSelect)]) -> (
         [String: EntityTable], [ObjectIdentifier: EntityTable], [ObjectIdentifier: ModelType]
     ) {
-        var byName: [String: EntityTable] = [:]
-        var byType: [ObjectIdentifier: EntityTable] = [:]
-        var types: [ObjectIdentifier: ModelType] = [:]
+        let entityCount = stores.reduce(0) { $0 + $1.schema.entities.count }
+        var byName: [String: EntityTable] = Dictionary(minimumCapacity: entityCount)
+        var byType: [ObjectIdentifier: EntityTable] = Dictionary(minimumCapacity: entityCount)
+        var types: [ObjectIdentifier: ModelType] = Dictionary(minimumCapacity: entityCount)
         for store in stores {
             var hierarchyKeys: [String: HierarchyKey] = [:]
             // Once per store, not per entity: the path is made from a URL.
             let path = store.configuration.displayPath
             let allowsSave = store.configuration.allowsSave
+            // Finding an entity's hierarchy searches the schema: only when
+            // the schema has one.
+            let hasHierarchies = store.schema.entities.contains { $0.superentityName != nil }
             for entity in store.schema.entities {
                 let table = EntityTable(
                     entity: entity, storeIdentifier: store.identifier, storePath: path,
                     storeAllowsSave: allowsSave, versionSelect: store.versionSelect,
-                    hierarchy: HierarchyMembership.of(entity, in: store.schema, keys: &hierarchyKeys))
+                    hierarchy: hasHierarchies ? HierarchyMembership.of(entity, in: store.schema, keys: &hierarchyKeys) : nil)
                 byName[entity.name] = table
                 if let type = entity.persistentModelType {
                     byType[ObjectIdentifier(type)] = table

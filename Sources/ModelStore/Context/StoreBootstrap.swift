@@ -45,15 +45,17 @@ package struct StoreBootstrap {
     /// Sets up or checks the store.
     /// - Throws: `ModelStoreError` naming the file and the problem.
     func run() throws -> Outcome {
-        let (tableCount, hasMetadata) = try countTables()
-        if tableCount == 0 {
+        // One read of sqlite_schema says whether the file is empty, whether
+        // it has ModelStore's metadata, and what the audit compares.
+        let rows = try readSchemaRows()
+        if rows.tableCount == 0 {
             guard configuration.allowsSave else {
                 throw ModelStoreError.notAModelStore(path: path, reason: "the database is empty")
             }
             if !configuration.isStoredInMemoryOnly { try setJournalMode() }
             return try create()
         }
-        let identifier = try check(metadataTableExists: hasMetadata)
+        let identifier = try check(schemaRows: rows)
         if configuration.allowsSave && !configuration.isStoredInMemoryOnly { try setJournalMode() }
         return identifier
     }
@@ -75,15 +77,12 @@ package struct StoreBootstrap {
         }
     }
 
-    /// How many tables the file has, and whether ModelStore's metadata table
-    /// is one of them, in one statement.
-    private func countTables() throws -> (count: Int, hasMetadata: Bool) {
+    /// The file's `sqlite_schema`, its first read: a file that is not a
+    /// database fails here.
+    /// - Throws: `ModelStoreError.notADatabase`, `.cannotOpen`.
+    private func readSchemaRows() throws -> SchemaRows {
         do {
-            let statement = try connection.prepare(
-                "SELECT count(*), coalesce(sum(name = ?1), 0) FROM sqlite_schema WHERE type = 'table'")
-            try statement.bind(MetadataKey.table, at: 1)
-            _ = try statement.step()
-            return (Int(statement.int64(at: 0)), statement.int64(at: 1) > 0)
+            return try SchemaAudit.schemaRows(connection)
         } catch {
             if error.primaryCode == SQLiteError.notADatabase { throw ModelStoreError.notADatabase(path: path) }
             throw ModelStoreError.cannotOpen(path: path, reason: error.message)
@@ -136,12 +135,14 @@ package struct StoreBootstrap {
     /// is written to it, so that no foreign trigger ever runs).
     /// Migrates it first when the app's schema, a migration plan, a scripts
     /// folder or an older store format asks for it.
-    /// `metadataTableExists`: what `countTables()` found, when nothing has
-    /// changed the file since; nil to ask again.
-    private func check(metadataTableExists: Bool? = nil) throws -> Outcome {
+    /// `schemaRows`: the file's `sqlite_schema` as `run()` read it, when
+    /// nothing has changed the file since; nil to read it again.
+    private func check(schemaRows: SchemaRows? = nil) throws -> Outcome {
         let record = try StoreBootstrap.readRecord(
-            connection: connection, path: path, expected: schema, metadataTableExists: metadataTableExists)
-        let foreignObjects = try StoreBootstrap.foreignObjects(connection: connection, record: record, path: path)
+            connection: connection, path: path, expected: schema,
+            metadataTableExists: schemaRows?.hasTable(named: MetadataKey.table))
+        let foreignObjects = try StoreBootstrap.foreignObjects(
+            connection: connection, record: record, path: path, rows: schemaRows)
         if !foreignObjects.isEmpty {
             guard toleratesForeignObjects && !configuration.allowsSave else {
                 throw ModelStoreError.foreignSchemaObjects(path: path, objects: foreignObjects)
@@ -174,7 +175,10 @@ package struct StoreBootstrap {
 
     /// The schema objects of the file that its record does not account for.
     /// - Throws: `ModelStoreError.cannotOpen` when the schema cannot be read.
-    static func foreignObjects(connection: Connection, record: Record, path: String) throws -> [ForeignSchemaObject] {
+    /// `rows`, when given, is the file's `sqlite_schema` as just read.
+    static func foreignObjects(
+        connection: Connection, record: Record, path: String, rows: SchemaRows? = nil
+    ) throws -> [ForeignSchemaObject] {
         do {
             guard case .text(let recordText)? = record.metadata[MetadataKey.schema] else {
                 let resolved = record.matchesExpected ? record.schema : try record.schema.resolvingRelationships()
@@ -183,7 +187,7 @@ package struct StoreBootstrap {
             return try SchemaAudit.foreignObjects(
                 recordText: recordText,
                 schema: { record.matchesExpected ? record.schema : try record.schema.resolvingRelationships() },
-                in: connection)
+                in: connection, rows: rows)
         } catch let error as SQLiteError {
             throw ModelStoreError.cannotOpen(path: path, reason: "its schema cannot be read: \(error.message)")
         }

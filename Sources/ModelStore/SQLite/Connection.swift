@@ -65,8 +65,9 @@ package final class Connection {
     ///   - displayPath: what errors call the database.
     ///   - watchesOnly: a connection that only reads `data_version` (and
     ///     rarely the change history), a container's watcher: it skips
-    ///     `PRAGMA synchronous`, a setting for writes, which is the only
-    ///     part of configuring that makes SQLite parse the whole schema.
+    ///     `PRAGMA foreign_keys` and `PRAGMA synchronous`, settings for
+    ///     writes (the second is the only part of configuring that makes
+    ///     SQLite parse the whole schema).
     /// - Throws: `SQLiteError` when the file cannot be opened or configured;
     ///   `SQLITE_CANTOPEN` naming the file or folder this user cannot write,
     ///   for a mode that writes, or the journal whose changes a read-only
@@ -174,8 +175,10 @@ package final class Connection {
         // Two contexts on one file write in turn: wait up to 5 s for the other's
         // transaction instead of failing at once with SQLITE_BUSY.
         try check(sqlite3_busy_timeout(handle, 5_000), handle, path: path)
-        try execute("PRAGMA foreign_keys = ON")
+        // A watcher only reads: foreign keys, like synchronous below, are
+        // settings for writes.
         guard forWrites else { return }
+        try execute("PRAGMA foreign_keys = ON")
         // synchronous is a setting of each connection, not of the file. With
         // WAL, NORMAL is durable across application crashes (not across a
         // power loss during the last commit) and far faster than FULL.

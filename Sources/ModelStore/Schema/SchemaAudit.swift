@@ -93,10 +93,13 @@ struct SchemaAudit {
     /// `sqlite_schema`.
     /// - Throws: `SQLiteError` when the schema cannot be read; what `schema`
     ///   throws.
+    ///
+    /// `rows`: the file's `sqlite_schema` as `schemaRows(_:)` read it, when
+    /// the caller has just read it; nil to read it here.
     static func foreignObjects(
-        recordText: String, schema: () throws -> Schema, in connection: Connection
+        recordText: String, schema: () throws -> Schema, in connection: Connection, rows: SchemaRows? = nil
     ) throws -> [ForeignSchemaObject] {
-        let key = RememberedAudits.Key(recordText: recordText, objects: try schemaObjects(connection))
+        let key = RememberedAudits.Key(recordText: recordText, objects: try rows?.objects ?? schemaObjects(connection))
         if let found = RememberedAudits.shared.withLock({ $0[key] }) { return found }
         let found = try SchemaAudit(schema: try schema()).foreignObjects(among: key.objects, connection)
         RememberedAudits.shared.withLock { audits in
@@ -106,6 +109,14 @@ struct SchemaAudit {
             audits[key] = found
         }
         return found
+    }
+
+    /// The rows of the file's `sqlite_schema`, for an audit that follows
+    /// (`foreignObjects(recordText:schema:in:rows:)`) and for what opening
+    /// asks of them first.
+    /// - Throws: `SQLiteError` when the schema cannot be read.
+    static func schemaRows(_ connection: Connection) throws(SQLiteError) -> SchemaRows {
+        SchemaRows(objects: try schemaObjects(connection))
     }
 
     /// The rows of `sqlite_schema`, in its order.
@@ -294,6 +305,21 @@ enum SQLWords {
 }
 
 /// One row of `sqlite_schema`.
+/// The rows of a file's `sqlite_schema`, read once (`SchemaAudit.schemaRows`).
+struct SchemaRows {
+    fileprivate let objects: [SchemaObjectRow]
+
+    /// How many tables the file has (SQLite's own among them).
+    var tableCount: Int { objects.reduce(0) { $0 + ($1.type == "table" ? 1 : 0) } }
+
+    /// Whether the file has a table named `name` (compared without case, as
+    /// SQLite compares names).
+    func hasTable(named name: String) -> Bool {
+        let lowered = name.lowercased()
+        return objects.contains { $0.type == "table" && $0.name.lowercased() == lowered }
+    }
+}
+
 private struct SchemaObjectRow: Hashable {
     let type: String
     let name: String
