@@ -19,19 +19,22 @@ enum FileAccess {
     /// files (`-wal`, `-shm`, or `-journal`) beside the file.
     static func reasonNotWritable(_ location: String, creating: Bool) -> String? {
         guard !location.isEmpty, location != ":memory:" else { return nil }
-        let manager = FileManager.default
-        if manager.fileExists(atPath: location) {
-            if access(location, W_OK) != 0 {
-                return "the file is not writable by this user (\(String(cString: strerror(errno)))), "
+        // One access(2) per path: its ENOENT says the path does not exist,
+        // which the checks need to know, without a stat(2) first.
+        if access(location, W_OK) != 0 {
+            let error = errno
+            guard error == ENOENT else {
+                return "the file is not writable by this user (\(String(cString: strerror(error)))), "
                     + "so it can only be opened read-only"
             }
-        } else if !creating {
-            return nil
+            if !creating { return nil }
         }
         let folder = folder(of: location)
-        guard manager.fileExists(atPath: folder) else { return nil }
         if access(folder, W_OK) != 0 {
-            return "its folder \(folder) is not writable by this user (\(String(cString: strerror(errno)))), and SQLite "
+            let error = errno
+            // A missing folder is SQLite's to report when it opens the file.
+            guard error != ENOENT else { return nil }
+            return "its folder \(folder) is not writable by this user (\(String(cString: strerror(error)))), and SQLite "
                 + "creates the store's journal files there, so it can only be opened read-only"
         }
         return nil
