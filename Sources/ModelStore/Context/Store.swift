@@ -81,8 +81,7 @@ package final class Store: Sendable {
         configuration: ModelConfiguration, schema: Schema, migrationPlan: (any SchemaMigrationPlan.Type)? = nil,
         migrator: any OpenMigrating, toleratingForeignObjects: Bool = false
     ) throws {
-        try schema.validate()
-        let schema = try schema.resolvingRelationships()
+        let schema = try schema.checkedForStore()
         self.configuration = configuration
         self.schema = schema
         let connection: Connection
@@ -145,8 +144,7 @@ package final class Store: Sendable {
     init(parts: [ConfigurationPart], migrator: any OpenMigrating) throws {
         var opened: [(part: ConfigurationPart, schema: Schema, file: OpenedFile)] = []
         for part in parts {
-            try part.schema.validate()
-            let schema = try part.schema.resolvingRelationships()
+            let schema = try part.schema.checkedForStore()
             opened.append((part, schema, try OpenedFile(configuration: part.configuration, schema: schema, migrator: migrator)))
         }
         let mainIndex =
@@ -178,8 +176,7 @@ package final class Store: Sendable {
     /// A store over a migration's connection, for the contexts of a custom
     /// stage: no checks, every context shares the connection.
     init(migrating connection: Connection, configuration: ModelConfiguration, schema: Schema, identifier: String) throws {
-        try schema.validate()
-        let schema = try schema.resolvingRelationships()
+        let schema = try schema.checkedForStore()
         self.configuration = configuration
         self.schema = schema
         self.identifier = identifier

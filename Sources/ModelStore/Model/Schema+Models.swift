@@ -17,8 +17,26 @@ extension Schema {
             return
         }
         self.init(building: types, version: version)
+        builtFrom = key
         Self.builtFromTypes.withLock { $0[key] = self }
     }
+
+    /// The schema as a store opens it: validated, with its relationships
+    /// resolved. A schema built from model types and not changed since
+    /// (`builtFrom`) is checked once per process: its check depends on the
+    /// types only.
+    /// - Throws: `ModelStoreError.invalidSchema`, as `validate()`.
+    func checkedForStore() throws(ModelStoreError) -> Schema {
+        if let key = builtFrom, let checked = Self.checkedFromTypes.withLock({ $0[key] }) { return checked }
+        try validate()
+        let resolved = try resolvingRelationships()
+        if let key = builtFrom { Self.checkedFromTypes.withLock { $0[key] = resolved } }
+        return resolved
+    }
+
+    /// `checkedForStore()`'s results for schemas built from types, by the
+    /// same keys as `builtFromTypes`; only valid schemas are kept.
+    private static let checkedFromTypes = Locked<[BuiltSchemaKey: Schema]>([:])
 
     /// The schemas built from model types in this process, by the types in
     /// the order given and the version: every container an app opens for
@@ -28,7 +46,7 @@ extension Schema {
     /// types the app's code names.
     private static let builtFromTypes = Locked<[BuiltSchemaKey: Schema]>([:])
 
-    private struct BuiltSchemaKey: Hashable {
+    struct BuiltSchemaKey: Hashable, Sendable {
         let types: [ObjectIdentifier]
         let version: Version
     }

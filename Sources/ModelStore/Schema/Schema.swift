@@ -12,9 +12,28 @@ import Foundation
 /// ```
 public struct Schema: Sendable, Codable, Equatable, CustomStringConvertible {
     /// The entities, in the order the model types were given.
-    public var entities: [Entity]
+    public var entities: [Entity] {
+        didSet { builtFrom = nil }
+    }
     /// The version the app gives its schema; recorded in the store.
-    public var version: Version
+    public var version: Version {
+        didSet { builtFrom = nil }
+    }
+    /// The model types the schema was built from (`init(_:version:)`) while
+    /// it is as built: any change of `entities` or `version` forgets them.
+    /// Lets a store check such a schema once per process
+    /// (`checkedForStore()`). Not part of the schema's value: neither
+    /// compared nor encoded.
+    var builtFrom: BuiltSchemaKey?
+
+    private enum CodingKeys: String, CodingKey {
+        case entities, version
+    }
+
+    /// Two schemas are equal when their entities and versions are.
+    public static func == (lhs: Schema, rhs: Schema) -> Bool {
+        lhs.entities == rhs.entities && lhs.version == rhs.version
+    }
 
     /// Creates a schema from entity descriptions.
     public init(entities: [Entity], version: Version = Version(1, 0, 0)) {
