@@ -115,7 +115,8 @@ extension ModelContext {
         // A long list changed in place keeps the list as last saved as a
         // prefix of its shadow: an append is found without copying it.
         if plan.isEmpty, let saved = kept as? SavedListPrefix,
-            let appended = LinkDiff.appendedCount(toFirst: saved.count, of: saved.shadow.members, making: loaded)
+            let appended = saved.shadow.knownNewAppended(after: saved.count, making: loaded)
+                ?? LinkDiff.appendedCount(toFirst: saved.count, of: saved.shadow.members, making: loaded)
         {
             try write(loaded, LinkDiff.Kept(prefix: loaded.count - appended, suffix: 0, removed: []))
             return loaded

@@ -18,6 +18,13 @@
 // the shadow follows the property: an append is appended to it; any other
 // change drops it (the next change makes a new one).
 //
+// Second invariant: every member at index `checkedFrom` or later was found,
+// when it was appended, absent from every member before it (the change's
+// comparison finds that anyway, to tell joining objects for the inverses).
+// So the members from `checkedFrom` on hold no repeat and none of the
+// earlier ones: a save of an append after a list saved with `checkedFrom`
+// members or fewer needs no search for repeats.
+//
 // Invariant: a shadow's members are only ever appended to. So the
 // committed value of a list whose first change since the save was in place
 // can be a prefix of its shadow (`SavedListPrefix`) rather than a copy, and
@@ -33,6 +40,9 @@ final class ListShadow {
 
     /// The members, in order; only ever appended to (see above).
     private(set) var members: [AnyObject]
+    /// From this index on, each member is absent from all members before it
+    /// (see above); `members.count` when none is known to be.
+    private(set) var checkedFrom: Int
 
     /// A shadow of `list`, in a buffer of its own.
     init(copying list: [AnyObject]) {
@@ -41,6 +51,7 @@ final class ListShadow {
         members.reserveCapacity(list.count + max(16, list.count / 4))
         members.append(contentsOf: list)
         self.members = members
+        checkedFrom = list.count
     }
 
     /// Whether the shadow holds exactly `list`, by identity and in order.
@@ -52,10 +63,42 @@ final class ListShadow {
     /// more (an append): appends those and returns true. Returns false for
     /// any other change, which the shadow cannot follow without changing
     /// members it has. `shared` is `ReferenceLists.commonPrefixCount(members,
-    /// list)`, which the caller has computed already.
-    func followAppend(to list: [AnyObject], sharing shared: Int) -> Bool {
+    /// list)`, which the caller has computed already. `appendedAreNew`: the
+    /// caller found each appended object absent from the members and the
+    /// appended objects distinct; otherwise nothing up to the new end is
+    /// known to be free of repeats.
+    func followAppend(to list: [AnyObject], sharing shared: Int, appendedAreNew: Bool) -> Bool {
         guard list.count >= members.count, shared == members.count else { return false }
         members.append(contentsOf: list[members.count...])
+        if !appendedAreNew { checkedFrom = members.count }
+        return true
+    }
+
+    /// How many objects were appended to the shadow's first `count` members
+    /// to make `list`, when the shadow holds exactly `list` and those
+    /// appended are known to repeat nothing (see above): then the save
+    /// writes them without searching for repeats. Nil otherwise.
+    /// - Complexity: one comparison of `list` with the members.
+    func knownNewAppended(after count: Int, making list: [AnyObject]) -> Int? {
+        guard checkedFrom <= count, count < list.count, list.count == members.count,
+            ReferenceLists.commonPrefixCount(members, list) == list.count
+        else { return nil }
+        return list.count - count
+    }
+
+    /// Whether the objects hold no repeat, by identity: a loop over a few
+    /// (an append adds one or a few), a set beyond.
+    static func areDistinct(_ objects: ArraySlice<AnyObject>) -> Bool {
+        guard objects.count > 1 else { return true }
+        if objects.count <= 8 {
+            for index in objects.indices.dropFirst()
+            where ReferenceLists.contains(objects[index], in: objects[objects.startIndex..<index]) {
+                return false
+            }
+            return true
+        }
+        var seen = IdentitySet(capacity: objects.count)
+        for object in objects where !seen.insert(object) { return false }
         return true
     }
 }

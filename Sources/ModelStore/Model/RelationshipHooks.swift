@@ -147,10 +147,17 @@ extension PersistentModel {
         } else if let shadow = state.extras?.listShadows[ordinal] {
             // One comparison serves the inverses and the shadow.
             let shared = ReferenceLists.commonPrefixCount(shadow.members, new)
-            RelationshipMaintenance.relationshipWillChange(
+            let changed = RelationshipMaintenance.relationshipWillChange(
                 self, ordinal: ordinal, from: shadow.members, to: new, mirror: state.mirrorsRelationshipChanges,
                 sharedPrefix: shared)
-            if !shadow.followAppend(to: new, sharing: shared) { state.dropListShadow(ordinal) }
+            // The comparison found each appended object absent from the
+            // list before: the shadow can note it (see ListShadow).
+            let appendedAreNew =
+                changed.removed == 0 && shared == shadow.members.count
+                && changed.added == new.count - shared && ListShadow.areDistinct(new[shared...])
+            if !shadow.followAppend(to: new, sharing: shared, appendedAreNew: appendedAreNew) {
+                state.dropListShadow(ordinal)
+            }
         } else {
             RelationshipMaintenance.relationshipWillChange(
                 self, ordinal: ordinal, from: [], to: new, mirror: state.mirrorsRelationshipChanges)
@@ -180,23 +187,27 @@ enum RelationshipMaintenance {
     /// the app, not a value the context loads or restores) updates the
     /// inverse and inserts new related objects into the context.
     /// `sharedPrefix`, when the caller knows it, is how many leading objects
-    /// `old` and `new` share (`ReferenceLists.commonPrefixCount`).
+    /// `old` and `new` share (`ReferenceLists.commonPrefixCount`). Returns
+    /// how many objects of `new` are not in `old` (repeats counted) and
+    /// how many of `old` are not in `new`.
+    @discardableResult
     static func relationshipWillChange(
         _ holder: any PersistentModel, ordinal: Int, from old: [AnyObject], to new: [AnyObject], mirror: Bool,
         sharedPrefix: Int? = nil
-    ) {
+    ) -> (added: Int, removed: Int) {
         let (addedObjects, removedObjects) = membershipChanges(from: old, to: new, sharedPrefix: sharedPrefix)
+        let counts = (added: addedObjects.count, removed: removedObjects.count)
         guard !addedObjects.isEmpty || !removedObjects.isEmpty,
             let relationship = ModelRelationships.of(type(of: holder)).relationship(at: ordinal)
-        else { return }
+        else { return counts }
         let added = relationship.accessor.models(addedObjects)
         let removed = relationship.accessor.models(removedObjects)
         if relationship.schema.forwardsChanges {
             relationship.accessor.updateForwarding(of: holder, adding: added, removing: removed)
         }
-        guard mirror else { return }
+        guard mirror else { return counts }
         adoptIntoOneContext(holder, added)
-        guard let inverse = relationship.inverse else { return }
+        guard let inverse = relationship.inverse else { return counts }
         let initiator = holder._$modelState.inverseInitiator
         for member in removed where member !== initiator {
             mirroring(from: holder, into: member) { inverse.accessor.remove(holder, from: member) }
@@ -206,6 +217,7 @@ enum RelationshipMaintenance {
                 inverse.accessor.add(holder, to: member, isToMany: inverse.schema.isToMany)
             }
         }
+        return counts
     }
 
     /// Runs `body`, which changes `member`'s inverse relationship, with

@@ -210,6 +210,39 @@ struct InPlaceListTests {
         #expect(!ReferenceLists.contains(other, in: [], upTo: 5))
     }
 
+    @Test("An in-place append of a stop the list holds already is stored once, at its first place, after new ones")
+    func appendingAMemberAgainAfterNewOnes() throws {
+        let store = try TestStore()
+        let context = ModelContext(try store.graphContainer())
+        let trip = try savedTrip(in: context)
+        let first = trip.stops[0]
+        trip.stops.append(Stop(title: "new"))
+        trip.stops.append(first)
+        trip.stops.append(Stop(title: "newer"))
+        try context.save()
+        let expected = (0..<Self.size).map { "s\($0)" } + ["new", "newer"]
+        #expect(try LongList.stored(.foreignKey, at: store) == expected)
+        #expect(trip.stops.map(\.title) == expected)
+    }
+
+    @Test("A shadow knows which appended members repeat nothing, and a save trusts only those")
+    func shadowTracksNewAppends() {
+        let list: [AnyObject] = (0..<ListShadow.minimumCount).map { _ in NSObject() }
+        let shadow = ListShadow(copying: list)
+        let new = NSObject()
+        #expect(shadow.followAppend(to: list + [new], sharing: list.count, appendedAreNew: true))
+        #expect(shadow.knownNewAppended(after: list.count, making: list + [new]) == 1)
+        #expect(shadow.knownNewAppended(after: list.count, making: list + [NSObject()]) == nil, "not the shadow's list")
+        #expect(shadow.knownNewAppended(after: list.count + 1, making: list + [new]) == nil, "nothing appended")
+        #expect(shadow.followAppend(to: list + [new, list[0]], sharing: list.count + 1, appendedAreNew: false))
+        #expect(shadow.knownNewAppended(after: list.count, making: list + [new, list[0]]) == nil, "a repeat was appended")
+        #expect(ListShadow.areDistinct([new, list[0], list[1]][...]))
+        #expect(!ListShadow.areDistinct([new, list[0], new][...]))
+        let many = (0..<20).map { _ in NSObject() as AnyObject }
+        #expect(ListShadow.areDistinct(many[...]))
+        #expect(!ListShadow.areDistinct((many + [many[3]])[...]))
+    }
+
     // MARK: Helpers
 
     /// A trip with `size` new stops, inserted into `context` and saved.
