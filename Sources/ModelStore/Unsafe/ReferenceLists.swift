@@ -69,11 +69,20 @@ enum ReferenceLists {
         #else
         let word = UInt(bitPattern: ObjectIdentifier(object))
         return list.withUnsafeBytes { bytes in
-            guard var position = bytes.baseAddress else { return false }
-            let end = position + count * MemoryLayout<UInt>.stride
-            while position < end {
-                if position.load(as: UInt.self) == word { return true }
-                position += MemoryLayout<UInt>.stride
+            guard let start = bytes.baseAddress else { return false }
+            let words = start.assumingMemoryBound(to: UInt.self)
+            var index = 0
+            // Eight words per step, compared as vectors with one branch: a
+            // long list is searched at about an instruction per member.
+            let splat = SIMD8<UInt>(repeating: word)
+            while index + 8 <= count {
+                let lanes = UnsafeRawPointer(words + index).loadUnaligned(as: SIMD8<UInt>.self)
+                if any(lanes .== splat) { return true }
+                index += 8
+            }
+            while index < count {
+                if words[index] == word { return true }
+                index += 1
             }
             return false
         }
