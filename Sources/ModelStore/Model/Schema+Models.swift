@@ -46,10 +46,6 @@ extension Schema {
     /// types the app's code names.
     private static let builtFromTypes = Locked<[BuiltSchemaKey: Schema]>([:])
 
-    struct BuiltSchemaKey: Hashable, Sendable {
-        let types: [ObjectIdentifier]
-        let version: Version
-    }
 
     private init(building types: [any PersistentModel.Type], version: Version) {
         var ordered: [any PersistentModel.Type] = []

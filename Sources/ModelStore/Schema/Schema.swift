@@ -26,6 +26,13 @@ public struct Schema: Sendable, Codable, Equatable, CustomStringConvertible {
     /// compared nor encoded.
     var builtFrom: BuiltSchemaKey?
 
+    /// What a schema built from model types was built from: the types, in
+    /// the order given, and the version.
+    struct BuiltSchemaKey: Hashable, Sendable {
+        let types: [ObjectIdentifier]
+        let version: Version
+    }
+
     private enum CodingKeys: String, CodingKey {
         case entities, version
     }
