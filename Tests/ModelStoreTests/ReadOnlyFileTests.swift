@@ -175,4 +175,19 @@ extension ReadOnlyFileTests {
         #expect(FileAccess.folder(of: "/var/lib//trips.store") == "/var/lib")
         #expect(FileAccess.folder(of: "/var/lib/app/") == "/var/lib")
     }
+
+    /// A path through a regular file is not there, whoever asks: opening
+    /// says SQLite cannot open it, not that something is not writable.
+    @Test func pathThroughAFileIsNotCalledUnwritable() throws {
+        let directory = try TemporaryDirectory()
+        let file = directory.file("plain.txt")
+        try Data("not a folder".utf8).write(to: file)
+        let store = file.appending(path: "trips.store").path(percentEncoded: false)
+        #expect(FileAccess.reasonNotWritable(store, creating: true) == nil)
+        #expect(FileAccess.reasonNotWritable(store, creating: false) == nil)
+        let error = #expect(throws: ModelStoreError.self) {
+            try ModelContainer(for: MergeBook.self, configurations: ModelConfiguration(url: URL(filePath: store)))
+        }
+        #expect(error?.localizedDescription.contains("not writable") == false)
+    }
 }

@@ -19,11 +19,13 @@ enum FileAccess {
     /// files (`-wal`, `-shm`, or `-journal`) beside the file.
     static func reasonNotWritable(_ location: String, creating: Bool) -> String? {
         guard !location.isEmpty, location != ":memory:" else { return nil }
-        // One access(2) per path: its ENOENT says the path does not exist,
-        // which the checks need to know, without a stat(2) first.
+        // One access(2) per path, without a stat(2) first: only a refusal
+        // of permission means "not writable"; any other failure (no such
+        // file, a path through a file) means the path is not there, which
+        // SQLite reports when it opens it.
         if access(location, W_OK) != 0 {
             let error = errno
-            guard error == ENOENT else {
+            if isRefusal(error) {
                 return "the file is not writable by this user (\(String(cString: strerror(error)))), "
                     + "so it can only be opened read-only"
             }
@@ -32,8 +34,7 @@ enum FileAccess {
         let folder = folder(of: location)
         if access(folder, W_OK) != 0 {
             let error = errno
-            // A missing folder is SQLite's to report when it opens the file.
-            guard error != ENOENT else { return nil }
+            guard isRefusal(error) else { return nil }
             return "its folder \(folder) is not writable by this user (\(String(cString: strerror(error)))), and SQLite "
                 + "creates the store's journal files there, so it can only be opened read-only"
         }
@@ -89,6 +90,12 @@ enum FileAccess {
         // "file://" begins an authority; a path that begins with "/" takes an
         // empty one, so that "//x" stays a path.
         return (location.hasPrefix("/") ? "file://" : "file:") + encoded + "?mode=ro&immutable=1"
+    }
+
+    /// Whether `access(2)` failed because this user may not write the path
+    /// (as opposed to the path not being there).
+    private static func isRefusal(_ error: Int32) -> Bool {
+        error == EACCES || error == EROFS || error == EPERM || error == ETXTBSY
     }
 
     /// The folder that holds `location` ("." for a bare file name).
