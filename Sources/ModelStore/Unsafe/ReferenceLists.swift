@@ -70,18 +70,20 @@ enum ReferenceLists {
         let word = UInt(bitPattern: ObjectIdentifier(object))
         return list.withUnsafeBytes { bytes in
             guard let start = bytes.baseAddress else { return false }
-            let words = start.assumingMemoryBound(to: UInt.self)
+            // Raw loads only: the memory is bound to references, and is read
+            // as words without binding it to another type.
+            let stride = MemoryLayout<UInt>.stride
             var index = 0
             // Eight words per step, compared as vectors with one branch: a
             // long list is searched at about an instruction per member.
             let splat = SIMD8<UInt>(repeating: word)
             while index + 8 <= count {
-                let lanes = UnsafeRawPointer(words + index).loadUnaligned(as: SIMD8<UInt>.self)
+                let lanes = start.loadUnaligned(fromByteOffset: index * stride, as: SIMD8<UInt>.self)
                 if any(lanes .== splat) { return true }
                 index += 8
             }
             while index < count {
-                if words[index] == word { return true }
+                if start.load(fromByteOffset: index * stride, as: UInt.self) == word { return true }
                 index += 1
             }
             return false
