@@ -16,12 +16,20 @@ struct ConnectionReuseTests {
         return try context.connection()
     }
 
+    /// A container on `store` and a context of it that saved one book per
+    /// title; the context stays with the caller, and so does its connection.
+    private func seeded(_ store: TestStore, _ titles: String...) throws -> (container: ModelContainer, seed: ModelContext) {
+        let container = try mergeContainer(store)
+        let seed = ModelContext(container)
+        for title in titles { seed.insert(MergeBook(title: title, pages: 400)) }
+        try seed.save()
+        return (container, seed)
+    }
+
     @Test("A context that goes leaves its connection to the next one, which still notices another process's commits")
     func nextContextTakesTheConnection() throws {
         let store = try TestStore()
-        let seed = ModelContext(try mergeContainer(store))
-        seed.insert(MergeBook(title: "Emma", pages: 400))
-        try seed.save()
+        let seed = try seeded(store, "Emma").seed
 
         let container = try mergeContainer(at: store.url)
         let first = try connectionOfDroppedContext(container)
@@ -43,11 +51,7 @@ struct ConnectionReuseTests {
 
     @Test("A context whose objects outlive it keeps its connection for them")
     func successorKeepsTheConnection() throws {
-        let store = try TestStore()
-        let container = try mergeContainer(store)
-        let seed = ModelContext(container)
-        seed.insert(MergeBook(title: "Emma", pages: 400))
-        try seed.save()
+        let (container, seed) = try seeded(try TestStore(), "Emma")
         let spares = container.store.spareConnectionCount
 
         var books: [MergeBook] = []
@@ -58,6 +62,7 @@ struct ConnectionReuseTests {
         // The objects still read through the gone context's connection.
         #expect(container.store.spareConnectionCount == spares)
         #expect(books.first?.title == "Emma")
+        withExtendedLifetime(seed) {}
     }
 
     @Test("At most a few idle connections are kept; the others are closed")
@@ -76,12 +81,7 @@ struct ConnectionReuseTests {
 
     @Test("A connection inside a statement, or carrying a statement observer, is not handed on as it is")
     func onlyIdleConnectionsAreKept() throws {
-        let store = try TestStore()
-        let container = try mergeContainer(store)
-        let seed = ModelContext(container)
-        seed.insert(MergeBook(title: "Emma", pages: 400))
-        seed.insert(MergeBook(title: "Persuasion", pages: 300))
-        try seed.save()
+        let (container, seed) = try seeded(try TestStore(), "Emma", "Persuasion")
         let spares = container.store.spareConnectionCount
 
         let busy = try container.store.openConnection()
@@ -99,6 +99,7 @@ struct ConnectionReuseTests {
         _ = try next.fetch(FetchDescriptor<MergeBook>())
         #expect(try next.connection() === busy)
         #expect(observed.elements.isEmpty, "the first user's observer does not see the next one's statements")
+        withExtendedLifetime(seed) {}
     }
 
     @Test("An in-memory store keeps no idle connection")
