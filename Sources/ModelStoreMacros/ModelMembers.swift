@@ -274,9 +274,13 @@ struct ModelMembers {
     // The generic parameters have names no model can have: a model class
     // named `Member` (or `MutationResult`) would otherwise be shadowed by
     // them inside these functions.
+    //
+    // `access` is inlined into every getter: a read of an object that is not
+    // observed is a test of the state and one call to the observation probe,
+    // and a call of its own around that cost as much as the test.
     private var accessFunction: DeclSyntax {
         """
-        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
+        @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
         if let state = _$modelStateIfMade {
         state.access(self, keyPath: keyPath())
         } else {

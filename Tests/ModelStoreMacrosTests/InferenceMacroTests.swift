@@ -54,7 +54,7 @@ struct InferenceMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Entry, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Entry, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {

@@ -53,7 +53,7 @@ struct InheritanceMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -182,7 +182,7 @@ struct InheritanceMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Car, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {

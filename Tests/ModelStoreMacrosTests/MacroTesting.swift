@@ -82,7 +82,7 @@ func emptyModelMembers(_ type: String, propertyTable: String = "static") -> Stri
             }
         }
 
-        internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
+        @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<\(type), _$Member>) {
             if let state = _$modelStateIfMade {
                 state.access(self, keyPath: keyPath())
             } else {

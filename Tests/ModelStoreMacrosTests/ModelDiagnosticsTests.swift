@@ -386,7 +386,7 @@ struct ModelDiagnosticsTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {

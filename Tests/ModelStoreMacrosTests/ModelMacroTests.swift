@@ -95,7 +95,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -272,7 +272,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Counter, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Counter, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -342,7 +342,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Trip, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {
@@ -407,7 +407,7 @@ struct ModelMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Photo, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Photo, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {

@@ -54,7 +54,7 @@ struct TransformableMacroTests {
                         }
                     }
 
-                    internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Theme, _$Member>) {
+                    @inline(__always) internal nonisolated func access<_$Member>(keyPath: @autoclosure () -> Swift.KeyPath<Theme, _$Member>) {
                         if let state = _$modelStateIfMade {
                             state.access(self, keyPath: keyPath())
                         } else {

@@ -29,14 +29,18 @@ import Synchronization
 
 /// Answers whether the current thread is inside an Observation tracking
 /// scope; see the comment at the top of ObservationProbe.swift.
+///
+/// A namespace, not the probe's class: a static member of a class is called
+/// with the class's metadata, which every generated getter would ask the
+/// runtime for on each read.
 @usableFromInline
-final class ObservationProbe: Observable, Sendable {
+enum ObservationProbe {
     /// The probe, or nil when it failed its own check (reads are then taken
     /// as tracked). It lives as long as the process; held unmanaged, so that
     /// asking it costs no retain and release (two atomic operations per read
     /// of a fetched object otherwise).
-    private static let shared: Unmanaged<ObservationProbe>? = {
-        let probe = ObservationProbe()
+    private static let shared: Unmanaged<ProbeSubject>? = {
+        let probe = ProbeSubject()
         return probe.seesTrackingScopes() ? Unmanaged.passRetained(probe) : nil
     }()
 
@@ -47,21 +51,24 @@ final class ObservationProbe: Observable, Sendable {
         guard let shared else { return true }
         return shared._withUnsafeGuaranteedRef { $0.isInsideTrackingScope() }
     }
+}
 
+/// The observable object whose reads the probe reports to its own registrar.
+final class ProbeSubject: Observable, Sendable {
     private let signal: ProbeSignal
-    private let keyPath: KeyPath<ObservationProbe, Int> & Sendable
+    private let keyPath: KeyPath<ProbeSubject, Int> & Sendable
     private let registrar = ObservationRegistrar()
 
-    private init() {
+    fileprivate init() {
         let signal = ProbeSignal()
         self.signal = signal
-        keyPath = \ObservationProbe.[signal]
+        keyPath = \ProbeSubject.[signal]
     }
 
     /// The probed property; its value never matters and never changes.
     subscript(signal: ProbeSignal) -> Int { 0 }
 
-    private func isInsideTrackingScope() -> Bool {
+    fileprivate func isInsideTrackingScope() -> Bool {
         let before = signal.hashes.load(ordering: .relaxed)
         registrar.access(self, keyPath: keyPath)
         // Another thread's recorded read can move the count too: then a read
@@ -72,7 +79,7 @@ final class ObservationProbe: Observable, Sendable {
     /// Checks that the probe sees a scope of its own. (Not that it sees none
     /// outside one: it may first be asked inside an app's scope, and a probe
     /// that always answered yes would only cost time.)
-    private func seesTrackingScopes() -> Bool {
+    fileprivate func seesTrackingScopes() -> Bool {
         withObservationTracking { isInsideTrackingScope() } onChange: {}
     }
 }
