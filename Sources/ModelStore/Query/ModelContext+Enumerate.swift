@@ -29,7 +29,7 @@ extension ModelContext {
         let compiled = try query.select(limit: descriptor.fetchLimit.map { max(0, $0) }, offset: max(0, descriptor.fetchOffset ?? 0))
         if !pending.isEmpty || compiled.needsSwift {
             for batch in try fetch(descriptor).chunked(batchSize) {
-                try visit(batch, block: block, allowEscapingMutations: allowEscapingMutations)
+                try visit(Array(batch), block: block, allowEscapingMutations: allowEscapingMutations)
             }
             return
         }
@@ -89,7 +89,12 @@ extension ModelContext {
         try visit(batch, block: block, allowEscapingMutations: allowEscapingMutations)
     }
 
-    private func visit<T: PersistentModel>(_ batch: some Collection<T>, block: (T) throws -> Void, allowEscapingMutations: Bool) throws {
+    // An array, not any collection: this runs unspecialized (the caller's
+    // model type is not known here), and walking a collection through its
+    // protocol costs hundreds of instructions per element (its iterator's
+    // witnesses, and copying each element through its type's value
+    // witnesses); an array of class references is walked in place.
+    private func visit<T: PersistentModel>(_ batch: [T], block: (T) throws -> Void, allowEscapingMutations: Bool) throws {
         for model in batch { try block(model) }
         guard !allowEscapingMutations, hasChanges else { return }
         let unsaved = batch.filter { model in
