@@ -43,8 +43,6 @@ public struct FetchedRow: ~Copyable {
     }
 
     deinit {
-        if let link, let owner = link.owner, let table = link.table {
-            owner.modelStateWillDeinit(table: table, rowID: rowID)
-        }
+        link?.objectWillBeFreed(rowID: rowID)
     }
 }

@@ -301,9 +301,7 @@ public final class ModelState {
     }
 
     deinit {
-        if let link, let owner = link.owner, let table = link.table, let rowID {
-            owner.modelStateWillDeinit(table: table, rowID: rowID)
-        }
+        if let link, let rowID { link.objectWillBeFreed(rowID: rowID) }
     }
 
     /// Records that property `ordinal` is about to change from `old`.

@@ -63,6 +63,15 @@ final class StateLink {
         self.keepsFaults = keepsFaults
     }
 
+    /// Takes row `rowID`'s entry out of the owner's identity map while its
+    /// object is freed (the deinits of `FetchedRow` and `ModelState`). A
+    /// method of the link, so that the link, the owner and the table are
+    /// borrowed for the call, not retained and released around it.
+    func objectWillBeFreed(rowID: Int64) {
+        guard let owner, let table else { return }
+        owner.modelStateWillDeinit(table: table, rowID: rowID)
+    }
+
     /// Called by the owner's deinit first: from now on, loaded relationships
     /// are not kept (see `keepsFaults`).
     func ownerWillClose() {
