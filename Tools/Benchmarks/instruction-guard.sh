@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The instruction-count regression guard: runs workloads 1-4, 7, 9 and 12 of
+# The instruction-count regression guard: runs workloads 1-4, 7, 8, 9 and 12 of
 # the release benchmark under callgrind (workload 4 with 10 repetitions of its
 # lookups, not 100), counts the instructions of ModelStore's
 # timed part only, and compares them with the committed baseline
