@@ -61,6 +61,20 @@ import Testing
         #expect(weakObjects.allSatisfy { $0.object == nil }, "objects of finished batches are released")
     }
 
+    @Test func enumerateWithPendingChangesVisitsThemInOrderInBatches() throws {
+        let context = ModelContext(container)
+        let descriptor = FetchDescriptor<Q.Gadget>(sortBy: [SortDescriptor(\.name)])
+        let first = try #require(try context.fetch(descriptor).first)
+        context.delete(first)
+        context.insert(Q.Gadget("A new one", count: 5))
+        context.insert(Q.Gadget("Zz new", count: 6))
+        var names: [String] = []
+        try context.enumerate(descriptor, batchSize: 4) { names.append($0.name) }
+        #expect(names == (try context.fetch(descriptor).map(\.name)))
+        #expect(names.count == 17 && names.contains("A new one") && names.contains("Zz new"))
+        #expect(!names.contains(first.name))
+    }
+
     @Test func enumerateRefusesUnsavedMutationsUnlessAllowed() throws {
         let context = ModelContext(container)
         #expect(throws: ModelStoreError.self) {
