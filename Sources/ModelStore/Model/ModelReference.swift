@@ -206,7 +206,7 @@ enum ModelReferencePath {
     /// The name of the stored property `keyPath` is, when it is one
     /// (`Trip.budget`); otherwise Swift's own description of the key path.
     static func describe<Root: PersistentModel>(_ keyPath: AnyKeyPath, of root: Root.Type) -> String {
-        if let property = Root._$persistentProperties.first(where: { $0.keyPath == keyPath }) {
+        if let property = PropertyTable.property(of: Root.self, keyPath: keyPath) {
             return "\(Root.entityName).\(property.name)"
         }
         return String(describing: keyPath).trimmingPrefix("\\").description

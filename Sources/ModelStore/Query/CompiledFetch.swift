@@ -30,7 +30,7 @@ struct CompiledFetch<T: PersistentModel> {
         var unfetched = PropertyBitSet()
         if !descriptor.propertiesToFetch.isEmpty {
             let wanted = descriptor.propertiesToFetch.map { $0 as AnyKeyPath }
-            for property in T._$persistentProperties
+            for property in PropertyTable.of(T.self)
             where property.readUnfetched != nil && !wanted.contains(property.keyPath) {
                 unfetched.insert(property.ordinal)
             }

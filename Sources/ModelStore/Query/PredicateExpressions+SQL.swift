@@ -70,7 +70,7 @@ extension PredicateExpressions.KeyPath: SQLTranslatablePredicateExpression {
         case .constant:
             return .constant(try evaluate(noBindings))
         case .object(let reference, let type):
-            for property in type._$persistentProperties where property.keyPath == path {
+            if let property = PropertyTable.property(of: type, keyPath: path) {
                 let member = PropertyReference(scope: reference.scope, path: reference.path + [property.name])
                 if let relationship = property.relationship, let destination = property.destinationType {
                     return relationship.isToMany ? .toMany(member, destination, filter: nil) : .object(member, destination)

@@ -55,7 +55,7 @@ extension QueryOrdering {
 /// refused, never guessed.
 enum SortKeyPaths {
     static func propertyPath(of keyPath: AnyKeyPath, in type: any PersistentModel.Type) -> [String]? {
-        if let property = type._$persistentProperties.first(where: { $0.keyPath == keyPath }) {
+        if let property = PropertyTable.property(of: type, keyPath: keyPath) {
             return property.attribute != nil ? [property.name] : nil
         }
         return propertyPath(description: Substring(String(describing: keyPath)), in: type)
@@ -71,7 +71,7 @@ enum SortKeyPaths {
     private static func match(_ rest: Substring, in type: any PersistentModel.Type, depth: Int) -> [String]? {
         guard depth < 8 else { return nil }
         let prefix = rootPrefix(of: type)
-        for property in type._$persistentProperties {
+        for property in PropertyTable.of(type) {
             let component = String(describing: property.keyPath)
             guard component.hasPrefix(prefix) else { continue }
             let text = component.dropFirst(prefix.count)

@@ -20,6 +20,26 @@ struct InheritanceTests {
         #expect(type.entityName == "Sedan")
     }
 
+    @Test("The library keeps one property table per class, a subclass's its own, found by key path")
+    func keptPropertyTables() throws {
+        func storage(_ table: [PropertyMetadata]) -> UnsafeRawPointer? {
+            table.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+        }
+        // Kept: the same array, not a new one built by the generated code
+        // (both alive at once, so that two built ones could not share memory).
+        let first = PropertyTable.of(Car.self)
+        let second = PropertyTable.of(Car.self)
+        #expect(storage(first) == storage(second))
+        let vehicle: any PersistentModel.Type = Vehicle.self
+        let sedan: any PersistentModel.Type = Sedan.self
+        #expect(PropertyTable.of(vehicle).map(\.name) == Vehicle._$persistentProperties.map(\.name))
+        #expect(PropertyTable.of(sedan).map(\.name) == Sedan._$persistentProperties.map(\.name))
+        // A subclass's key path to an inherited property is its own key path.
+        #expect(PropertyTable.property(of: sedan, keyPath: \Sedan.name)?.ordinal == 0)
+        #expect(PropertyTable.property(of: sedan, keyPath: \Sedan.trunkLitres)?.ordinal == 5)
+        #expect(PropertyTable.property(of: vehicle, keyPath: \Sedan.trunkLitres) == nil)
+    }
+
     @Test("Inherited and own properties of a subclass object read, write and notify observers")
     func subclassObjectIsTracked() {
         let car = Car(name: "Beetle", doors: 2)
