@@ -141,6 +141,17 @@ struct PredicateTranslator {
 
     /// The stored form of a Swift value, as the column holding it stores it.
     func constant(_ value: Any, _ expression: Any) throws -> QueryConstant {
+        // The kinds predicates compare with most, first: a cast to a concrete
+        // type compares type metadata, where each cast below to a protocol (a
+        // model, an optional, an integer) that fails searches conformances,
+        // and each failed cast to a Foundation type tries its bridging.
+        switch value {
+        case let value as Bool: return QueryConstant(value: DynamicValue.bool(value).storedValue, kind: .bool)
+        case let value as String: return QueryConstant(value: DynamicValue.string(value).storedValue, kind: .string)
+        case let value as Double: return QueryConstant(value: DynamicValue.double(value).storedValue, kind: .double)
+        case let value as Int: return QueryConstant(value: DynamicValue.int(Int64(value)).storedValue, kind: .int64)
+        default: break
+        }
         if let identifier = value as? PersistentIdentifier {
             // A row key is never 0 (keys are AUTOINCREMENT from 1): an
             // identifier of no row here matches nothing.
