@@ -56,19 +56,12 @@ final class ModelRelationships: Sendable {
         ordinal < byOrdinal.count ? byOrdinal[ordinal] : nil
     }
 
-    private static let cache = Locked<[ObjectIdentifier: ModelRelationships]>([:])
+    private static let kept = KeptValues<ObjectIdentifier, ModelRelationships>()
 
-    /// The relationships of `type`, resolved on first use.
+    /// The relationships of `type`, resolved on first use. (Resolving reads
+    /// other classes' property tables.)
     static func of(_ type: any PersistentModel.Type) -> ModelRelationships {
-        let key = ObjectIdentifier(type)
-        if let cached = cache.withLock({ $0[key] }) { return cached }
-        // Built outside the lock: building reads other classes' property tables.
-        let built = build(type)
-        return cache.withLock { cache in
-            if let cached = cache[key] { return cached }
-            cache[key] = built
-            return built
-        }
+        kept.value(for: ObjectIdentifier(type)) { build(type) }
     }
 
     private static func build(_ type: any PersistentModel.Type) -> ModelRelationships {

@@ -11,20 +11,11 @@
 /// Keyed by the class itself: a subclass has a table of its own (its
 /// properties, then its superclass's re-rooted at it).
 enum PropertyTable {
-    private static let cache = Locked<[ObjectIdentifier: [PropertyMetadata]]>([:])
+    private static let kept = KeptValues<ObjectIdentifier, [PropertyMetadata]>()
 
     /// The stored properties of `type`, by ordinal.
     static func of(_ type: any PersistentModel.Type) -> [PropertyMetadata] {
-        let key = ObjectIdentifier(type)
-        if let cached = cache.withLock({ $0[key] }) { return cached }
-        // Built outside the lock: the generated code may ask for other
-        // classes' tables (a subclass asks its superclass).
-        let built = type._$persistentProperties
-        return cache.withLock { cache in
-            if let cached = cache[key] { return cached }
-            cache[key] = built
-            return built
-        }
+        kept.value(for: ObjectIdentifier(type)) { type._$persistentProperties }
     }
 
     /// The stored property of `type` that `keyPath` is, if it is one.
