@@ -46,7 +46,6 @@ extension Schema {
     /// types the app's code names.
     private static let builtFromTypes = Locked<[BuiltSchemaKey: Schema]>([:])
 
-
     private init(building types: [any PersistentModel.Type], version: Version) {
         var ordered: [any PersistentModel.Type] = []
         var seen = Set<ObjectIdentifier>()

@@ -304,7 +304,6 @@ enum SQLWords {
     }
 }
 
-/// One row of `sqlite_schema`.
 /// The rows of a file's `sqlite_schema`, read once (`SchemaAudit.schemaRows`).
 struct SchemaRows {
     fileprivate let objects: [SchemaObjectRow]
@@ -320,6 +319,7 @@ struct SchemaRows {
     }
 }
 
+/// One row of `sqlite_schema`.
 private struct SchemaObjectRow: Hashable {
     let type: String
     let name: String
@@ -327,7 +327,7 @@ private struct SchemaObjectRow: Hashable {
     let sql: String?
 }
 
-/// The audits of this process (see `SchemaAudit.foreignObjects(recordText:schema:in:)`).
+/// The audits of this process (see `SchemaAudit.foreignObjects(recordText:schema:in:rows:)`).
 private enum RememberedAudits {
     struct Key: Hashable {
         let recordText: String
